@@ -1,0 +1,3 @@
+import { runCompanion } from "./main.js";
+
+await runCompanion({ program: "reqlix-mcp" });

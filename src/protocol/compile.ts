@@ -1,0 +1,114 @@
+/**
+ * Turns registries into what the faces serve, once: JSON schemas are computed here and reused for every
+ * request (building a server per request must not convert schemas again).
+ */
+import { z } from "zod";
+import { DomainError, type FieldError } from "../core/errors.js";
+import type { BaseContext, PromptDef, Registry, RenderedResult, ResourceDef, ToolDef } from "../core/registry.js";
+
+export interface ListedTool {
+  name: string;
+  title: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+  outputSchema?: Record<string, unknown>;
+  annotations: Record<string, unknown>;
+}
+
+export interface CompiledTool<Ctx extends BaseContext> {
+  // biome-ignore lint/suspicious/noExplicitAny: erased per-tool input type
+  def: ToolDef<Ctx, any, any>;
+  registry: Registry<Ctx>;
+  listed: ListedTool;
+}
+
+export interface CompiledRegistry<Ctx extends BaseContext> {
+  tools: Map<string, CompiledTool<Ctx>>;
+  toolList: ListedTool[];
+  resources: ResourceDef<Ctx>[];
+  prompts: Map<string, PromptDef<Ctx>>;
+  instructions: string | undefined;
+}
+
+function jsonSchema(schema: z.ZodType, io: "input" | "output"): Record<string, unknown> {
+  const out = z.toJSONSchema(schema, { io, unrepresentable: "any" }) as Record<string, unknown>;
+  delete out.$schema; // MCP's default dialect is JSON Schema 2020-12, which is what zod emits
+  return out;
+}
+
+export function compileRegistries<Ctx extends BaseContext>(registries: Registry<Ctx>[]): CompiledRegistry<Ctx> {
+  const tools = new Map<string, CompiledTool<Ctx>>();
+  const prompts = new Map<string, PromptDef<Ctx>>();
+  const resources: ResourceDef<Ctx>[] = [];
+  const instructions: string[] = [];
+  for (const registry of registries) {
+    for (const def of registry.tools) {
+      if (tools.has(def.name)) throw new Error(`Tool ${def.name} is defined twice`);
+      const listed: ListedTool = {
+        name: def.name,
+        title: def.title,
+        description: def.description,
+        inputSchema: jsonSchema(def.input, "input"),
+        annotations: { title: def.title, ...def.annotations },
+      };
+      if (def.output) listed.outputSchema = jsonSchema(def.output, "output");
+      tools.set(def.name, { def, registry, listed });
+    }
+    for (const p of registry.prompts ?? []) {
+      if (prompts.has(p.name)) throw new Error(`Prompt ${p.name} is defined twice`);
+      prompts.set(p.name, p);
+    }
+    resources.push(...(registry.resources ?? []));
+    if (registry.instructions) instructions.push(registry.instructions);
+  }
+  return {
+    tools,
+    toolList: [...tools.values()].map((t) => t.listed),
+    resources,
+    prompts,
+    instructions: instructions.length > 0 ? instructions.join("\n\n") : undefined,
+  };
+}
+
+/** zod issues → the per-field list every face reports (`data.errors`, or the text the model reads). */
+export function fieldErrors(error: z.ZodError): FieldError[] {
+  return error.issues.map((issue) => ({
+    field: issue.path.length > 0 ? issue.path.map(String).join(".") : "(arguments)",
+    message: issue.message,
+  }));
+}
+
+export function invalidArguments(toolName: string, error: z.ZodError): DomainError {
+  const errors = fieldErrors(error);
+  const list = errors.map((e) => `${e.field}: ${e.message}`).join("; ");
+  return DomainError.invalid(`Invalid arguments for ${toolName}: ${list}`, errors);
+}
+
+/** Validates arguments against the tool's schema; throws a DomainError naming each bad field. */
+export function parseToolInput<Ctx extends BaseContext>(tool: CompiledTool<Ctx>, args: unknown): unknown {
+  const parsed = tool.def.input.safeParse(args ?? {});
+  if (!parsed.success) throw invalidArguments(tool.def.name, parsed.error);
+  return parsed.data;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+export function renderSuccess<Ctx extends BaseContext>(tool: CompiledTool<Ctx>, output: unknown): RenderedResult {
+  const { def, registry } = tool;
+  if (def.render) {
+    return { text: def.render(output), ...(isPlainObject(output) ? { structured: output } : {}) };
+  }
+  if (registry.renderResult) return registry.renderResult(output);
+  return {
+    text: typeof output === "string" ? output : JSON.stringify(output, null, 2),
+    ...(isPlainObject(output) ? { structured: output } : {}),
+  };
+}
+
+export function renderFailure<Ctx extends BaseContext>(tool: CompiledTool<Ctx> | undefined, error: DomainError): RenderedResult {
+  if (tool?.registry.renderError) return tool.registry.renderError(error);
+  // No structured content on failures: a client validates it against the tool's output schema.
+  return { text: error.message };
+}

@@ -1,0 +1,17 @@
+/**
+ * What every hosted handler (tool, resource, prompt) receives. Built per request by the faces
+ * (`/mcp`, `/api/v1/mcp`) from the authenticated token; handlers never see the HTTP request.
+ */
+import type { BaseContext } from "../core/registry.js";
+import type { Database } from "../db/client.js";
+import type { AuthInfo } from "../http/context.js";
+
+export interface HostedContext extends BaseContext {
+  /** The caller: user, workspace and role. Every query is scoped by `auth.workspaceId`. */
+  auth: AuthInfo;
+  database: Database;
+  /** Correlates logs and audit rows of this request. */
+  requestId: string;
+  /** The clock (injected so tests and the Worker agree on time). */
+  now(): Date;
+}

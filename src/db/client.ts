@@ -1,0 +1,62 @@
+/**
+ * Node: opens the database named by a URL (`file:`, `:memory:`, `http(s)://`, `libsql://`) and returns the
+ * `Database` seam. The Worker does not import this file (it uses `databaseFromClient` from `database.ts`
+ * with `@libsql/client/web`).
+ */
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import { createClient } from "@libsql/client";
+import { DomainError } from "../core/errors.js";
+import { type Database, databaseFromClient } from "./database.js";
+
+export type { Database, Db, Executor, Tx } from "./database.js";
+export { databaseFromClient } from "./database.js";
+
+export interface OpenDatabaseOptions {
+  url: string;
+  authToken?: string;
+  /** SQLite busy timeout for embedded files, in ms (default 5000). */
+  busyTimeoutMs?: number;
+  /** Create the folder of a `file:` URL when missing (default true). */
+  createFolder?: boolean;
+}
+
+export const DEFAULT_DB_URL = "file:.data/reqlix.db";
+
+/** Normalizes `:memory:` and plain paths to libSQL URLs; rejects anything we cannot open, saying why. */
+export function normalizeDbUrl(url: string): string {
+  const trimmed = url.trim();
+  if (trimmed === ":memory:") return "file::memory:";
+  if (/^(file|https?|libsql|wss?):/i.test(trimmed)) return trimmed;
+  throw DomainError.invalid(
+    `REQLIX_DB_URL "${trimmed}" is not a database URL: use file:path/to/db, :memory:, http(s)://host or libsql://host.`,
+    [{ field: "REQLIX_DB_URL", message: "expected file:, :memory:, http(s):// or libsql://" }],
+  );
+}
+
+function filePathOf(url: string): string | undefined {
+  if (!url.startsWith("file:") || url.includes(":memory:")) return undefined;
+  const rest = url.slice("file:".length).split("?")[0] ?? "";
+  if (rest.startsWith("//")) return rest.replace(/^\/\/(localhost)?/, "");
+  return rest;
+}
+
+export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
+  const url = normalizeDbUrl(options.url);
+  const path = filePathOf(url);
+  if (path !== undefined && path !== "" && (options.createFolder ?? true)) {
+    mkdirSync(dirname(path), { recursive: true });
+  }
+  const inMemory = url.includes(":memory:");
+  const client = createClient({
+    url,
+    ...(options.authToken ? { authToken: options.authToken } : {}),
+    timeout: options.busyTimeoutMs ?? 5000,
+  });
+  if (url.startsWith("file:")) {
+    // WAL lets reads run beside the one writer; foreign keys keep workspace-scoped rows consistent.
+    if (!inMemory) await client.execute("PRAGMA journal_mode = WAL");
+    await client.execute("PRAGMA foreign_keys = ON");
+  }
+  return databaseFromClient(client, { serializeWrites: true, serializeReads: inMemory });
+}

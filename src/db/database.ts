@@ -1,0 +1,161 @@
+/**
+ * The database seam every repository and both entries use: a drizzle handle plus `read`/`write` that
+ * serialize writes behind one async mutex (DESIGN: libSQL data-loss bug, libsql-client-ts#352).
+ *
+ * Runtime-neutral: imports only the drizzle core and types, so the Worker can import it with a client from
+ * `@libsql/client/web`. Node-only code (file URLs, pragmas, the migrator) lives in `client.ts`/`migrate.ts`.
+ */
+import type { Client, ResultSet } from "@libsql/client";
+import type { LibSQLDatabase } from "drizzle-orm/libsql/driver-core";
+// The web entry only constructs over the client we pass; it pulls in no native code.
+import { drizzle } from "drizzle-orm/libsql/web";
+import type { BaseSQLiteDatabase } from "drizzle-orm/sqlite-core";
+import { DomainError } from "../core/errors.js";
+import * as schema from "./schema.js";
+
+export type Schema = typeof schema;
+export type Db = LibSQLDatabase<Schema>;
+/** What a repository function takes: the database itself (reads) or a write transaction. */
+export type Executor = BaseSQLiteDatabase<"async", ResultSet, Schema>;
+/** The transaction handed to `write(fn)`. */
+export type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
+
+export interface Database {
+  db: Db;
+  client: Client;
+  /** Runs a read. On a single-connection database (`:memory:`) it waits for the write queue. */
+  read<T>(fn: (db: Executor) => Promise<T>): Promise<T>;
+  /**
+   * Runs `fn` in one interactive write transaction (BEGIN IMMEDIATE), one at a time. Everything `fn` does
+   * commits together or not at all. After SQLITE_BUSY the client reconnects and `fn` runs again from the
+   * start (up to `busyRetries` times), so `fn` must not have side effects outside the transaction.
+   */
+  write<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
+  /** Cheap round trip for /healthz; throws when the database cannot be reached. */
+  ping(): Promise<void>;
+  /** Waits for queued writes, then closes the client. */
+  close(): Promise<void>;
+}
+
+export interface DatabaseOptions {
+  /** Serialize writes behind one async mutex (default true; required for the embedded client). */
+  serializeWrites?: boolean;
+  /** Also queue reads behind writes: needed when the client has a single connection (`:memory:`). */
+  serializeReads?: boolean;
+  /** Times a write is retried after SQLITE_BUSY (each after a reconnect). Default 3. */
+  busyRetries?: number;
+}
+
+/** A FIFO async mutex: each task starts when the previous one settled. */
+export class AsyncMutex {
+  #tail: Promise<unknown> = Promise.resolve();
+
+  run<T>(task: () => Promise<T>): Promise<T> {
+    const result = this.#tail.then(task, task);
+    // Keep the chain alive whatever the task's outcome; callers see the real result.
+    this.#tail = result.catch(() => undefined);
+    return result;
+  }
+
+  /** Resolves once every task queued so far has settled. */
+  idle(): Promise<void> {
+    return this.#tail.then(() => undefined);
+  }
+}
+
+/** True when `err` (or its cause chain) is SQLITE_BUSY / SQLITE_LOCKED. */
+export function isBusyError(err: unknown): boolean {
+  for (let e: unknown = err, depth = 0; e !== undefined && e !== null && depth < 5; depth++) {
+    if (typeof e === "object") {
+      const o = e as {
+        code?: unknown;
+        extendedCode?: unknown;
+        rawCode?: unknown;
+        message?: unknown;
+        cause?: unknown;
+      };
+      const codes = [o.code, o.extendedCode].filter((c): c is string => typeof c === "string");
+      if (codes.some((c) => c.startsWith("SQLITE_BUSY") || c.startsWith("SQLITE_LOCKED"))) return true;
+      if (o.rawCode === 5 || o.rawCode === 6) return true;
+      if (typeof o.message === "string" && /database is (locked|busy)/i.test(o.message)) return true;
+      e = o.cause;
+    } else {
+      break;
+    }
+  }
+  return false;
+}
+
+const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Builds the `Database` seam over a client the caller created (Node: `@libsql/client`; Worker: `/web`). */
+export function databaseFromClient(client: Client, options: DatabaseOptions = {}): Database {
+  const db = drizzle(client, { schema });
+  const writes = new AsyncMutex();
+  const serializeWrites = options.serializeWrites ?? true;
+  const serializeReads = options.serializeReads ?? false;
+  const busyRetries = options.busyRetries ?? 3;
+  let closed = false;
+
+  const inWriteQueue = <T>(task: () => Promise<T>): Promise<T> =>
+    serializeWrites ? writes.run(task) : task();
+
+  // DESIGN: after any BUSY the embedded connection may silently drop later writes; never reuse it.
+  const reconnect = async () => {
+    await client.reconnect();
+  };
+
+  const write = <T>(fn: (tx: Tx) => Promise<T>): Promise<T> =>
+    inWriteQueue(async () => {
+      for (let attempt = 0; ; attempt++) {
+        try {
+          return await db.transaction(fn);
+        } catch (err) {
+          if (!isBusyError(err)) throw err;
+          await reconnect();
+          if (attempt >= busyRetries) {
+            throw new DomainError(
+              "unavailable",
+              "The database is busy; retry the request in a moment.",
+              {},
+              {
+                cause: err,
+              },
+            );
+          }
+          await delay(20 * 2 ** attempt);
+        }
+      }
+    });
+
+  const read = <T>(fn: (db: Executor) => Promise<T>): Promise<T> => {
+    const run = async () => {
+      try {
+        return await fn(db);
+      } catch (err) {
+        if (!isBusyError(err)) throw err;
+        // Reconnect inside the write queue so no write transaction is holding a connection we close.
+        if (serializeReads) await reconnect();
+        else await inWriteQueue(reconnect);
+        return await fn(db);
+      }
+    };
+    return serializeReads ? inWriteQueue(run) : run();
+  };
+
+  return {
+    db,
+    client,
+    read,
+    write,
+    async ping() {
+      await read((d) => d.run("SELECT 1"));
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await writes.idle();
+      client.close();
+    },
+  };
+}

@@ -1,0 +1,362 @@
+/**
+ * The hosted data model (DESIGN "Hosted data model"), one drizzle schema for Node and Workers.
+ *
+ * Conventions, so every repository reads the same:
+ * - Primary keys are integer `id`s (SQLite rowids). Reference ids (`EP-001`) are stored, never derived,
+ *   unique per workspace, allocated by `counters.repo.ts` and never reused.
+ * - Every domain row carries `workspace_id`; every query filters by it.
+ * - Timestamps are ISO-8601 UTC strings with milliseconds (`2026-01-02T03:04:05.678Z`): readable in the
+ *   database, identical on every runtime, and they sort lexically in time order.
+ * - Booleans are integers 0/1 (`mode: "boolean"`).
+ * - Full-text search (FTS5 + triggers) lives in a custom migration, not here: `search_fts` over the four
+ *   entity kinds and `docset_pages_fts` over docset pages. See `fts.ts` for the shapes to query.
+ */
+import { sql } from "drizzle-orm";
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+
+const now = sql`(strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))`;
+const createdAt = () => text("created_at").notNull().default(now);
+const updatedAt = () => text("updated_at").notNull().default(now);
+
+export const ENTITY_STATUSES = ["Backlog", "Draft", "In Progress", "Done", "Cancelled"] as const;
+export const REQUIREMENT_STATUSES = ["Draft", "Active", "Obsolete"] as const;
+export type EntityStatus = (typeof ENTITY_STATUSES)[number];
+export type RequirementStatus = (typeof REQUIREMENT_STATUSES)[number];
+
+// ---------------------------------------------------------------------------------------------------------
+// Tenancy and access
+// ---------------------------------------------------------------------------------------------------------
+
+export const workspaces = sqliteTable("workspaces", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  /** `[a-z0-9][a-z0-9-]*`, used in URLs and the admin API. */
+  slug: text("slug").notNull().unique(),
+  name: text("name").notNull(),
+  createdAt: createdAt(),
+});
+
+export const users = sqliteTable("users", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  username: text("username").notNull().unique(),
+  /** The first user created at bootstrap: may administer every workspace. */
+  isOwner: integer("is_owner", { mode: "boolean" }).notNull().default(false),
+  createdAt: createdAt(),
+});
+
+export const memberships = sqliteTable(
+  "memberships",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    workspaceId: integer("workspace_id")
+      .notNull()
+      .references(() => workspaces.id, { onDelete: "cascade" }),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    /** viewer | editor | admin (src/core/roles.ts). */
+    role: text("role", { enum: ["viewer", "editor", "admin"] }).notNull(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [uniqueIndex("memberships_workspace_user").on(t.workspaceId, t.userId)],
+);
+
+export const tokens = sqliteTable(
+  "tokens",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    /** Hex SHA-256 of the whole token (`rqx_…`). The token itself is never stored. */
+    tokenHash: text("token_hash").notNull().unique(),
+    name: text("name").notNull(),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    workspaceId: integer("workspace_id")
+      .notNull()
+      .references(() => workspaces.id, { onDelete: "cascade" }),
+    /** Optional ceiling: the token acts with min(member role, ceiling). Null = the member's role. */
+    roleCeiling: text("role_ceiling", { enum: ["viewer", "editor", "admin"] }),
+    createdAt: createdAt(),
+    expiresAt: text("expires_at"),
+    revokedAt: text("revoked_at"),
+    lastUsedAt: text("last_used_at"),
+  },
+  (t) => [index("tokens_workspace").on(t.workspaceId), index("tokens_user").on(t.userId)],
+);
+
+/** Per-workspace settings as key/value text (e.g. `docs_root`). */
+export const workspaceSettings = sqliteTable(
+  "workspace_settings",
+  {
+    workspaceId: integer("workspace_id")
+      .notNull()
+      .references(() => workspaces.id, { onDelete: "cascade" }),
+    key: text("key").notNull(),
+    value: text("value").notNull(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [primaryKey({ columns: [t.workspaceId, t.key] })],
+);
+
+/** Last allocated number per workspace and prefix (EP, US, REQ, AC). Only ever grows. */
+export const referenceCounters = sqliteTable(
+  "reference_counters",
+  {
+    workspaceId: integer("workspace_id")
+      .notNull()
+      .references(() => workspaces.id, { onDelete: "cascade" }),
+    prefix: text("prefix").notNull(),
+    lastValue: integer("last_value").notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.workspaceId, t.prefix] })],
+);
+
+// ---------------------------------------------------------------------------------------------------------
+// Types (per workspace; seeded when a workspace is created, managed by its admins)
+// ---------------------------------------------------------------------------------------------------------
+
+export const requirementTypes = sqliteTable(
+  "requirement_types",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    workspaceId: integer("workspace_id")
+      .notNull()
+      .references(() => workspaces.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    description: text("description").notNull().default(""),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex("requirement_types_workspace_name").on(t.workspaceId, t.name)],
+);
+
+export const relationshipTypes = sqliteTable(
+  "relationship_types",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    workspaceId: integer("workspace_id")
+      .notNull()
+      .references(() => workspaces.id, { onDelete: "cascade" }),
+    /** snake_case: depends_on, blocks, relates_to, conflicts_with, derives_from, … */
+    name: text("name").notNull(),
+    description: text("description").notNull().default(""),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex("relationship_types_workspace_name").on(t.workspaceId, t.name)],
+);
+
+// ---------------------------------------------------------------------------------------------------------
+// Entities: epics → user stories → requirements, acceptance criteria; relationships between requirements
+// ---------------------------------------------------------------------------------------------------------
+
+export const epics = sqliteTable(
+  "epics",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    workspaceId: integer("workspace_id")
+      .notNull()
+      .references(() => workspaces.id, { onDelete: "cascade" }),
+    referenceId: text("reference_id").notNull(),
+    title: text("title").notNull(),
+    description: text("description").notNull().default(""),
+    status: text("status", { enum: ENTITY_STATUSES }).notNull().default("Backlog"),
+    /** 1 = Critical … 4 = Low. */
+    priority: integer("priority").notNull().default(3),
+    creatorId: integer("creator_id").references(() => users.id),
+    assigneeId: integer("assignee_id").references(() => users.id),
+    /** Incremented on every update; lets a caller detect a stale write (conflict). */
+    revision: integer("revision").notNull().default(1),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [uniqueIndex("epics_workspace_reference").on(t.workspaceId, t.referenceId)],
+);
+
+export const userStories = sqliteTable(
+  "user_stories",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    workspaceId: integer("workspace_id")
+      .notNull()
+      .references(() => workspaces.id, { onDelete: "cascade" }),
+    referenceId: text("reference_id").notNull(),
+    epicId: integer("epic_id")
+      .notNull()
+      .references(() => epics.id, { onDelete: "cascade" }),
+    title: text("title").notNull(),
+    description: text("description").notNull().default(""),
+    status: text("status", { enum: ENTITY_STATUSES }).notNull().default("Backlog"),
+    priority: integer("priority").notNull().default(3),
+    creatorId: integer("creator_id").references(() => users.id),
+    assigneeId: integer("assignee_id").references(() => users.id),
+    revision: integer("revision").notNull().default(1),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    uniqueIndex("user_stories_workspace_reference").on(t.workspaceId, t.referenceId),
+    index("user_stories_epic").on(t.epicId),
+  ],
+);
+
+export const requirements = sqliteTable(
+  "requirements",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    workspaceId: integer("workspace_id")
+      .notNull()
+      .references(() => workspaces.id, { onDelete: "cascade" }),
+    referenceId: text("reference_id").notNull(),
+    userStoryId: integer("user_story_id")
+      .notNull()
+      .references(() => userStories.id, { onDelete: "cascade" }),
+    title: text("title").notNull(),
+    description: text("description").notNull().default(""),
+    status: text("status", { enum: REQUIREMENT_STATUSES }).notNull().default("Draft"),
+    priority: integer("priority").notNull().default(3),
+    typeId: integer("type_id")
+      .notNull()
+      .references(() => requirementTypes.id),
+    creatorId: integer("creator_id").references(() => users.id),
+    assigneeId: integer("assignee_id").references(() => users.id),
+    revision: integer("revision").notNull().default(1),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    uniqueIndex("requirements_workspace_reference").on(t.workspaceId, t.referenceId),
+    index("requirements_user_story").on(t.userStoryId),
+  ],
+);
+
+export const acceptanceCriteria = sqliteTable(
+  "acceptance_criteria",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    workspaceId: integer("workspace_id")
+      .notNull()
+      .references(() => workspaces.id, { onDelete: "cascade" }),
+    referenceId: text("reference_id").notNull(),
+    userStoryId: integer("user_story_id")
+      .notNull()
+      .references(() => userStories.id, { onDelete: "cascade" }),
+    title: text("title").notNull(),
+    description: text("description").notNull().default(""),
+    creatorId: integer("creator_id").references(() => users.id),
+    revision: integer("revision").notNull().default(1),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    uniqueIndex("acceptance_criteria_workspace_reference").on(t.workspaceId, t.referenceId),
+    index("acceptance_criteria_user_story").on(t.userStoryId),
+  ],
+);
+
+export const relationships = sqliteTable(
+  "relationships",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    workspaceId: integer("workspace_id")
+      .notNull()
+      .references(() => workspaces.id, { onDelete: "cascade" }),
+    sourceRequirementId: integer("source_requirement_id")
+      .notNull()
+      .references(() => requirements.id, { onDelete: "cascade" }),
+    targetRequirementId: integer("target_requirement_id")
+      .notNull()
+      .references(() => requirements.id, { onDelete: "cascade" }),
+    typeId: integer("type_id")
+      .notNull()
+      .references(() => relationshipTypes.id),
+    creatorId: integer("creator_id").references(() => users.id),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex("relationships_unique").on(
+      t.workspaceId,
+      t.sourceRequirementId,
+      t.targetRequirementId,
+      t.typeId,
+    ),
+    index("relationships_target").on(t.targetRequirementId),
+  ],
+);
+
+// ---------------------------------------------------------------------------------------------------------
+// Docsets (hosted documentation sets) and their pages
+// ---------------------------------------------------------------------------------------------------------
+
+export const docsets = sqliteTable(
+  "docsets",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    workspaceId: integer("workspace_id")
+      .notNull()
+      .references(() => workspaces.id, { onDelete: "cascade" }),
+    /** `[a-z0-9][a-z0-9._-]*` */
+    name: text("name").notNull(),
+    version: text("version").notNull().default(""),
+    /** JSON array of strings. */
+    aliases: text("aliases", { mode: "json" }).$type<string[]>().notNull().default(sql`'[]'`),
+    description: text("description").notNull().default(""),
+    /** Optional search-instructions template (single-brace variables, knowledge spec). */
+    template: text("template"),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [uniqueIndex("docsets_workspace_name").on(t.workspaceId, t.name)],
+);
+
+export const docsetPages = sqliteTable(
+  "docset_pages",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    workspaceId: integer("workspace_id")
+      .notNull()
+      .references(() => workspaces.id, { onDelete: "cascade" }),
+    docsetId: integer("docset_id")
+      .notNull()
+      .references(() => docsets.id, { onDelete: "cascade" }),
+    /** Relative path inside the docset, `/`-separated (e.g. `guide/intro.md`). */
+    path: text("path").notNull(),
+    title: text("title").notNull().default(""),
+    /** Markdown. */
+    content: text("content").notNull().default(""),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    uniqueIndex("docset_pages_docset_path").on(t.docsetId, t.path),
+    index("docset_pages_workspace").on(t.workspaceId),
+  ],
+);
+
+// ---------------------------------------------------------------------------------------------------------
+// Audit
+// ---------------------------------------------------------------------------------------------------------
+
+/** Who did what, with which outcome. Never token values or secrets. */
+export const auditEvents = sqliteTable(
+  "audit_events",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    /** Null only for events outside any workspace (e.g. a failed authentication). */
+    workspaceId: integer("workspace_id").references(() => workspaces.id, { onDelete: "cascade" }),
+    userId: integer("user_id").references(() => users.id, { onDelete: "set null" }),
+    tokenId: integer("token_id").references(() => tokens.id, { onDelete: "set null" }),
+    /** Face that served it: `mcp`, `jsonrpc`, `admin`, `cli`. */
+    channel: text("channel").notNull(),
+    /** JSON-RPC method (`tools/call`) or admin operation (`tokens.create`). */
+    method: text("method").notNull(),
+    /** Tool, resource URI or prompt name, when the method has one. */
+    target: text("target"),
+    /** Entity reference id the call acted on, when known. */
+    referenceId: text("reference_id"),
+    outcome: text("outcome", { enum: ["ok", "error"] }).notNull(),
+    /** DomainErrorCode or JSON-RPC error code as text, when outcome = error. */
+    errorCode: text("error_code"),
+    requestId: text("request_id"),
+    durationMs: integer("duration_ms"),
+    createdAt: createdAt(),
+  },
+  (t) => [index("audit_events_workspace_time").on(t.workspaceId, t.createdAt)],
+);

@@ -13,15 +13,15 @@
  */
 import { sql } from "drizzle-orm";
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { ROLES } from "../core/roles.js";
+
+// Same lists as the domain types (src/core/domain.ts); kept here so the schema stands alone for drizzle-kit.
+const ENTITY_STATUSES = ["Backlog", "Draft", "In Progress", "Done", "Cancelled"] as const;
+const REQUIREMENT_STATUSES = ["Draft", "Active", "Obsolete"] as const;
 
 const now = sql`(strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))`;
 const createdAt = () => text("created_at").notNull().default(now);
 const updatedAt = () => text("updated_at").notNull().default(now);
-
-export const ENTITY_STATUSES = ["Backlog", "Draft", "In Progress", "Done", "Cancelled"] as const;
-export const REQUIREMENT_STATUSES = ["Draft", "Active", "Obsolete"] as const;
-export type EntityStatus = (typeof ENTITY_STATUSES)[number];
-export type RequirementStatus = (typeof REQUIREMENT_STATUSES)[number];
 
 // ---------------------------------------------------------------------------------------------------------
 // Tenancy and access
@@ -54,7 +54,7 @@ export const memberships = sqliteTable(
       .notNull()
       .references(() => users.id, { onDelete: "cascade" }),
     /** viewer | editor | admin (src/core/roles.ts). */
-    role: text("role", { enum: ["viewer", "editor", "admin"] }).notNull(),
+    role: text("role", { enum: ROLES }).notNull(),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -75,7 +75,7 @@ export const tokens = sqliteTable(
       .notNull()
       .references(() => workspaces.id, { onDelete: "cascade" }),
     /** Optional ceiling: the token acts with min(member role, ceiling). Null = the member's role. */
-    roleCeiling: text("role_ceiling", { enum: ["viewer", "editor", "admin"] }),
+    roleCeiling: text("role_ceiling", { enum: ROLES }),
     createdAt: createdAt(),
     expiresAt: text("expires_at"),
     revokedAt: text("revoked_at"),

@@ -1,0 +1,33 @@
+/**
+ * Reference ids (EP-001, US-001, REQ-001, AC-001) are stored, never derived (DESIGN): one counter per
+ * workspace and prefix that only grows, so an id is never handed out twice nor reused after a delete.
+ */
+import { sql } from "drizzle-orm";
+import type { Tx } from "./database.js";
+import { referenceCounters } from "./schema.js";
+
+export type ReferencePrefix = "EP" | "US" | "REQ" | "AC";
+
+/** `EP` + 7 → `EP-007`; at least three digits, more when needed (`US-1000`). */
+export function formatReference(prefix: ReferencePrefix, n: number): string {
+  return `${prefix}-${String(n).padStart(3, "0")}`;
+}
+
+/**
+ * Allocates the next reference id for `prefix` in `workspaceId`. Must run inside the caller's write
+ * transaction (`database.write`), so the id and the row that uses it commit together: a single upsert with
+ * RETURNING increments and reads in one statement.
+ */
+export async function nextReference(tx: Tx, workspaceId: number, prefix: ReferencePrefix): Promise<string> {
+  const rows = await tx
+    .insert(referenceCounters)
+    .values({ workspaceId, prefix, lastValue: 1 })
+    .onConflictDoUpdate({
+      target: [referenceCounters.workspaceId, referenceCounters.prefix],
+      set: { lastValue: sql`${referenceCounters.lastValue} + 1` },
+    })
+    .returning({ lastValue: referenceCounters.lastValue });
+  const value = rows[0]?.lastValue;
+  if (value === undefined) throw new Error("reference counter upsert returned no row");
+  return formatReference(prefix, value);
+}

@@ -2,10 +2,10 @@
  * `reqlix-mcp`: the stdio companion. One MCP server over stdin/stdout whose toolsets work on the files of
  * the working copy. Logs go to stderr only.
  */
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { compileRegistries } from "../protocol/compile.js";
 import { createMcpServer } from "../protocol/mcp-server.js";
 import type { LocalContext, LocalEnvironment } from "./context.js";
+import { JsonRpcStdioServerTransport } from "./stdio-transport.js";
 import { toolsets } from "./toolsets.js";
 
 declare const __REQLIX_VERSION__: string | undefined;
@@ -91,7 +91,8 @@ export async function runCompanion(options: CompanionOptions): Promise<void> {
       return `Internal error in ${where}: ${error instanceof Error ? error.message : String(error)}`;
     },
   });
-  const transport = new StdioServerTransport();
+  // Answers unparsable lines with -32700 / -32600 instead of dropping them (knowledge-docsets REQ-8).
+  const transport = new JsonRpcStdioServerTransport();
   const shutdown = async () => {
     await server.close().catch(() => {});
     process.exit(0);

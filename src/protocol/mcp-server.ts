@@ -19,6 +19,7 @@ import {
 import { DomainError, isDomainError } from "../core/errors.js";
 import type { BaseContext } from "../core/registry.js";
 import { type CompiledRegistry, parseToolInput, renderFailure, renderSuccess } from "./compile.js";
+import { type OperationObserver, observeUnknown, referenceOf, runOperation } from "./operations.js";
 
 type ServerOptions = ConstructorParameters<typeof Server>[1];
 
@@ -30,6 +31,8 @@ export interface McpServerConfig<Ctx extends BaseContext> {
   context(base: BaseContext): Ctx;
   /** Called for every failure that is not a DomainError (logged by the face; the model sees a generic text). */
   onInternalError?(error: unknown, where: string): string | undefined;
+  /** Told once about every tools/call, resources/read and prompts/get, whatever the outcome (audit). */
+  observe?: OperationObserver;
   /** Extra server options (e.g. a Workers-safe `jsonSchemaValidator`). */
   serverOptions?: Partial<NonNullable<ServerOptions>>;
 }
@@ -37,7 +40,10 @@ export interface McpServerConfig<Ctx extends BaseContext> {
 type Extra = {
   signal: AbortSignal;
   _meta?: { progressToken?: string | number };
-  sendNotification: (n: { method: "notifications/progress"; params: Record<string, unknown> }) => Promise<void>;
+  sendNotification: (n: {
+    method: "notifications/progress";
+    params: Record<string, unknown>;
+  }) => Promise<void>;
 };
 
 function baseContext(extra: Extra): BaseContext {
@@ -59,9 +65,18 @@ function baseContext(extra: Extra): BaseContext {
   };
 }
 
+/** The same codes as `/api/v1/mcp` (DESIGN's error table), for the requests that fail as protocol errors. */
+const MCP_CODES: Partial<Record<DomainError["code"], number>> = {
+  invalid_input: ErrorCode.InvalidParams,
+  not_found: -32002,
+  conflict: -32009,
+  forbidden: -32003,
+  unauthorized: -32001,
+  rate_limited: -32029,
+};
+
 function toMcpError(error: DomainError): McpError {
-  const code = error.code === "not_found" ? -32002 : error.code === "invalid_input" ? ErrorCode.InvalidParams : -32603;
-  return new McpError(code, error.message, error.details);
+  return new McpError(MCP_CODES[error.code] ?? ErrorCode.InternalError, error.message, error.details);
 }
 
 export function createMcpServer<Ctx extends BaseContext>(config: McpServerConfig<Ctx>): Server {
@@ -90,28 +105,36 @@ export function createMcpServer<Ctx extends BaseContext>(config: McpServerConfig
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const tool = compiled.tools.get(request.params.name);
     if (!tool) {
+      observeUnknown(config.observe, "tools/call", request.params.name, "unknown_tool");
       const names = [...compiled.tools.keys()].join(", ");
       return {
         isError: true,
-        content: [{ type: "text", text: `Unknown tool "${request.params.name}". Available tools: ${names}.` }],
+        content: [
+          { type: "text", text: `Unknown tool "${request.params.name}". Available tools: ${names}.` },
+        ],
       };
     }
-    try {
-      const input = parseToolInput(tool, request.params.arguments);
+    const args = request.params.arguments;
+    const outcome = await runOperation(config.observe, "tools/call", tool.def.name, args, async () => {
+      const input = parseToolInput(tool, args);
       const ctx = config.context(baseContext(extra as unknown as Extra));
       const output = await tool.def.handler(input, ctx);
-      const rendered = renderSuccess(tool, output);
+      // reference_id is only for the observer (the audit target of a create); the client gets `rendered`.
+      return { rendered: renderSuccess(tool, output), reference_id: referenceOf(args, output) };
+    });
+    if (outcome.ok) {
+      const { rendered } = outcome.value;
       return {
         content: [{ type: "text", text: rendered.text }],
         ...(rendered.structured && tool.def.output ? { structuredContent: rendered.structured } : {}),
       };
-    } catch (error) {
-      const domain = isDomainError(error)
-        ? error
-        : new DomainError("internal", internal(error, `tools/call ${tool.def.name}`));
-      const rendered = renderFailure(tool, domain);
-      return { isError: true, content: [{ type: "text", text: rendered.text }] };
     }
+    const { error } = outcome;
+    const domain = isDomainError(error)
+      ? error
+      : new DomainError("internal", internal(error, `tools/call ${tool.def.name}`));
+    const rendered = renderFailure(tool, domain);
+    return { isError: true, content: [{ type: "text", text: rendered.text }] };
   });
 
   if (hasResources) {
@@ -134,14 +157,22 @@ export function createMcpServer<Ctx extends BaseContext>(config: McpServerConfig
       for (const resource of compiled.resources) {
         const params = resource.match(uri);
         if (!params) continue;
-        try {
-          const ctx = config.context(baseContext(extra as unknown as Extra));
-          return { contents: await resource.read(params, uri, ctx) };
-        } catch (error) {
-          if (isDomainError(error)) throw toMcpError(error);
-          throw new McpError(ErrorCode.InternalError, internal(error, `resources/read ${uri}`));
-        }
+        const outcome = await runOperation(
+          config.observe,
+          "resources/read",
+          uri,
+          undefined,
+          async () => {
+            const ctx = config.context(baseContext(extra as unknown as Extra));
+            return { contents: await resource.read(params, uri, ctx) };
+          },
+          uri,
+        );
+        if (outcome.ok) return outcome.value;
+        if (isDomainError(outcome.error)) throw toMcpError(outcome.error);
+        throw new McpError(ErrorCode.InternalError, internal(outcome.error, `resources/read ${uri}`));
       }
+      observeUnknown(config.observe, "resources/read", uri, "not_found");
       throw new McpError(-32002, `Resource not found: ${uri}`, { uri });
     });
   }
@@ -158,24 +189,27 @@ export function createMcpServer<Ctx extends BaseContext>(config: McpServerConfig
     server.setRequestHandler(GetPromptRequestSchema, async (request, extra) => {
       const prompt = compiled.prompts.get(request.params.name);
       if (!prompt) {
+        observeUnknown(config.observe, "prompts/get", request.params.name, "unknown_prompt");
         throw new McpError(ErrorCode.InvalidParams, `Unknown prompt "${request.params.name}"`, {
           name: request.params.name,
         });
       }
       const args = request.params.arguments ?? {};
-      const missing = prompt.arguments.filter((a) => a.required && !args[a.name]).map((a) => a.name);
-      if (missing.length > 0) {
-        throw new McpError(ErrorCode.InvalidParams, `Missing required argument(s): ${missing.join(", ")}`, {
-          errors: missing.map((field) => ({ field, message: "required" })),
-        });
-      }
-      try {
+      const outcome = await runOperation(config.observe, "prompts/get", prompt.name, args, async () => {
+        const missing = prompt.arguments.filter((a) => a.required && !args[a.name]).map((a) => a.name);
+        if (missing.length > 0) {
+          throw DomainError.invalid(
+            `Missing required argument(s): ${missing.join(", ")}`,
+            missing.map((field) => ({ field, message: "required" })),
+          );
+        }
         const ctx = config.context(baseContext(extra as unknown as Extra));
         return await prompt.get(args, ctx);
-      } catch (error) {
-        if (isDomainError(error)) throw toMcpError(error);
-        throw new McpError(ErrorCode.InternalError, internal(error, `prompts/get ${prompt.name}`));
-      }
+      });
+      if (outcome.ok) return outcome.value;
+      const { error } = outcome;
+      if (isDomainError(error)) throw toMcpError(error);
+      throw new McpError(ErrorCode.InternalError, internal(error, `prompts/get ${prompt.name}`));
     });
   }
 

@@ -1,0 +1,106 @@
+/**
+ * The three operations that act on data — `tools/call`, `resources/read`, `prompts/get` — run the same way by
+ * every face and observed exactly once whatever their outcome (the audit trail hangs on this seam). Faces
+ * differ only in how they show an outcome: a tool result with `isError` on MCP, a JSON-RPC error object on
+ * `/api/v1/mcp`.
+ */
+import { isDomainError } from "../core/errors.js";
+import { kindOfReference } from "../core/references.js";
+
+export type OperationMethod = "tools/call" | "resources/read" | "prompts/get";
+
+export interface OperationEvent {
+  method: OperationMethod;
+  /** The tool or prompt name, or the resource URI. */
+  target: string;
+  /** The reference id the call acted on, when one is recognisable. Never any other argument value. */
+  referenceId?: string;
+  outcome: "ok" | "error";
+  /** A DomainErrorCode, `unknown_tool`, `unknown_prompt`, or `internal`. */
+  errorCode?: string;
+  durationMs: number;
+}
+
+/** Must not throw: it runs inside the request (an audit sink catches and logs its own failures). */
+export type OperationObserver = (event: OperationEvent) => void;
+
+export type Outcome<T> = { ok: true; value: T } | { ok: false; error: unknown };
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** A known prefix is normalised (`us-47` → `US-047`); any other `PREFIX-123` shape is kept upper-cased. */
+function asReference(value: unknown): string | undefined {
+  if (typeof value !== "string") return undefined;
+  const known = kindOfReference(value)?.reference;
+  if (known) return known;
+  return /^[A-Za-z]{1,10}-\d{1,12}$/.test(value) ? value.toUpperCase() : undefined;
+}
+
+/**
+ * Which entity a call acted on: the entity it returned (a create's new id), else the first id-like
+ * argument (`epic_id`, `user_story`, …), else the id in a resource URI (`epic://EP-001/hierarchy`).
+ * Only strings that parse as reference ids are kept, so free text never reaches the audit table.
+ */
+export function referenceOf(args: unknown, value?: unknown, uri?: string): string | undefined {
+  if (isPlainObject(value)) {
+    const own = asReference(value.reference_id);
+    if (own) return own;
+  }
+  if (isPlainObject(args)) {
+    for (const [key, arg] of Object.entries(args)) {
+      if (!(key.endsWith("_id") || key === "user_story")) continue;
+      const ref = asReference(arg);
+      if (ref) return ref;
+    }
+  }
+  if (uri) {
+    const m = /^[a-z][a-z0-9+.-]*:\/\/([^/?#]+)/i.exec(uri);
+    if (m) return asReference(decodeURIComponent(m[1] as string));
+  }
+  return undefined;
+}
+
+export function errorCodeOf(error: unknown): string {
+  return isDomainError(error) ? error.code : "internal";
+}
+
+/** Runs one operation, reports it to `observe` once, and returns its outcome instead of throwing. */
+export async function runOperation<T>(
+  observe: OperationObserver | undefined,
+  method: OperationMethod,
+  target: string,
+  args: unknown,
+  fn: () => Promise<T> | T,
+  uri?: string,
+): Promise<Outcome<T>> {
+  const started = performance.now();
+  const report = (outcome: "ok" | "error", referenceId: string | undefined, errorCode?: string) =>
+    observe?.({
+      method,
+      target,
+      outcome,
+      ...(referenceId === undefined ? {} : { referenceId }),
+      ...(errorCode === undefined ? {} : { errorCode }),
+      durationMs: Math.round(performance.now() - started),
+    });
+  try {
+    const value = await fn();
+    report("ok", referenceOf(args, value, uri));
+    return { ok: true, value };
+  } catch (error) {
+    report("error", referenceOf(args, undefined, uri), errorCodeOf(error));
+    return { ok: false, error };
+  }
+}
+
+/** A call naming a tool or prompt the registry does not have: still one audit row. */
+export function observeUnknown(
+  observe: OperationObserver | undefined,
+  method: OperationMethod,
+  target: string,
+  errorCode: "unknown_tool" | "unknown_prompt" | "not_found",
+): void {
+  observe?.({ method, target, outcome: "error", errorCode, durationMs: 0 });
+}

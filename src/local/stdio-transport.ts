@@ -57,12 +57,20 @@ export class JsonRpcStdioServerTransport implements Transport {
     try {
       value = JSON.parse(line);
     } catch (error) {
-      this.reply(null, ErrorCode.ParseError, `Parse error: the line is not valid JSON (${(error as Error).message}). Send one JSON-RPC 2.0 message per line.`);
+      this.reply(
+        null,
+        ErrorCode.ParseError,
+        `Parse error: the line is not valid JSON (${(error as Error).message}). Send one JSON-RPC 2.0 message per line.`,
+      );
       return;
     }
     const parsed = JSONRPCMessageSchema.safeParse(value);
     if (!parsed.success) {
-      this.reply(idOf(value), ErrorCode.InvalidRequest, 'Invalid Request: expected a JSON-RPC 2.0 message ({"jsonrpc":"2.0","id":…,"method":…}).');
+      this.reply(
+        idOf(value),
+        ErrorCode.InvalidRequest,
+        'Invalid Request: expected a JSON-RPC 2.0 message ({"jsonrpc":"2.0","id":…,"method":…}).',
+      );
       return;
     }
     this.onmessage?.(parsed.data);

@@ -4,11 +4,12 @@
  */
 import type { Registry } from "../core/registry.js";
 import type { LocalContext, LocalEnvironment } from "./context.js";
+import { knowledgeRegistry } from "./knowledge/knowledge.tools.js";
 
 export type ToolsetFactory = (env: LocalEnvironment) => Registry<LocalContext>;
 
 export const toolsets: Record<string, ToolsetFactory> = {
   // reqlix: (env) => reqlixRegistry(env),
-  // knowledge: (env) => knowledgeRegistry(env),
+  knowledge: (env) => knowledgeRegistry(env),
   // ixchel: (env) => ixchelRegistry(env),
 };

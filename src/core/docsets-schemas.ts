@@ -1,0 +1,72 @@
+/**
+ * The zod shapes of `search_docs` and `list_docsets`, shared by the companion and the hosted server so the
+ * two faces accept and describe the same arguments (REQ-1, REQ-2, REQ-7).
+ */
+import { z } from "zod";
+import {
+  DOCSET_NAME_PATTERN,
+  docsetNameProblem,
+  MAX_DOCSET_NAME_LENGTH,
+  MAX_KEYWORD_LENGTH,
+  MAX_KEYWORDS,
+} from "./docsets.js";
+
+export const docsetNameInput = z
+  .string()
+  .max(MAX_DOCSET_NAME_LENGTH, {
+    error: `a docset name has at most ${MAX_DOCSET_NAME_LENGTH} characters; call list_docsets to see the names`,
+  })
+  .regex(DOCSET_NAME_PATTERN, {
+    error: (issue) =>
+      `${docsetNameProblem(String(issue.input)) ?? "is not a valid docset name"}. Call list_docsets to see the configured names and aliases.`,
+  });
+
+function keywordList(field: string, what: string) {
+  return z
+    .array(
+      z
+        .string()
+        .trim()
+        .min(1, { error: `blank ${what}; give a word or short phrase` })
+        .max(MAX_KEYWORD_LENGTH, {
+          error: (issue) =>
+            `${what} of ${String(issue.input).length} characters; at most ${MAX_KEYWORD_LENGTH} are allowed: use a shorter word or phrase`,
+        }),
+    )
+    .min(1, {
+      error: `empty list; give at least one ${what}, e.g. ${field === "keywords" ? '["useEffect"]' : '["hooks"]'}`,
+    })
+    .max(MAX_KEYWORDS, {
+      error: (issue) =>
+        `${Array.isArray(issue.input) ? issue.input.length : "too many"} items; at most ${MAX_KEYWORDS} are allowed: keep the most telling ones`,
+    });
+}
+
+/** Optional companion extras (local folder search) have defaults so a spec-only call stays valid. */
+export const DEFAULT_MAX_MATCHES = 20;
+export const MAX_MAX_MATCHES = 100;
+export const DEFAULT_CONTEXT_LINES = 2;
+export const MAX_CONTEXT_LINES = 10;
+
+export const searchDocsInput = z.object({
+  docset: docsetNameInput.describe("Docset name or alias, as listed by list_docsets (e.g. react)."),
+  keywords: keywordList("keywords", "keyword").describe(
+    `Specific terms to look for, most telling first (1 to ${MAX_KEYWORDS}, each at most ${MAX_KEYWORD_LENGTH} characters), e.g. ["useEffect", "cleanup"].`,
+  ),
+  generalized_keywords: keywordList("generalized_keywords", "generalized keyword").describe(
+    `Broader terms to fall back on when the specific ones find nothing (1 to ${MAX_KEYWORDS}), e.g. ["effects", "lifecycle"].`,
+  ),
+});
+
+export const docsetSummaryOutput = z.object({
+  name: z.string(),
+  version: z.string(),
+  aliases: z.array(z.string()),
+  local_path: z.string().describe("Folder holding this docset's pages: {docs_root}/{name}-{version}/"),
+});
+
+export const listDocsetsInput = z.object({});
+
+export const listDocsetsOutput = z.object({
+  docsets: z.array(docsetSummaryOutput),
+});

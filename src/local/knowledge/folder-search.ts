@@ -1,0 +1,216 @@
+/**
+ * Beyond the spec (issue 5, item 2): when a docset's folder exists locally, `search_docs` searches it
+ * itself and returns the matching lines with context, saving the assistant a round trip.
+ *
+ * Files are streamed in chunks (memory does not grow with file size), lines are matched case-insensitively
+ * against literal terms, and the search stops at `maxMatches` — after reading on just far enough to know
+ * whether more matches exist (`truncated`). Binary files, dot-entries and symbolic links are skipped; the
+ * walk order is sorted, so the same folder always gives the same answer.
+ */
+import { createReadStream } from "node:fs";
+import { opendir } from "node:fs/promises";
+import { join } from "node:path";
+import { StringDecoder } from "node:string_decoder";
+
+export interface FolderMatch {
+  /** Path relative to the docset folder, forward slashes. */
+  path: string;
+  /** 1-based line number. */
+  line: number;
+  text: string;
+  /** The term (as given) that matched this line. */
+  term: string;
+  before: string[];
+  after: string[];
+}
+
+export interface FolderSearchResult {
+  matches: FolderMatch[];
+  /** More matches exist than were returned, or a budget stopped the search before the end. */
+  truncated: boolean;
+  files_searched: number;
+}
+
+export interface FolderSearchOptions {
+  terms: readonly string[];
+  maxMatches: number;
+  contextLines: number;
+  signal?: AbortSignal;
+  /** Stop after reading this many bytes in total (then `truncated`). */
+  maxBytes?: number;
+  /** Stop after this many files (then `truncated`). */
+  maxFiles?: number;
+}
+
+const DEFAULT_MAX_BYTES = 64 * 1024 * 1024;
+const DEFAULT_MAX_FILES = 10_000;
+/** A matched line is shown around its first hit, context lines from their start; both at most this long. */
+const MAX_LINE_CHARS = 300;
+/** A "line" longer than this (minified HTML, data) is cut here so memory stays bounded. */
+const MAX_PENDING_CHARS = 1024 * 1024;
+
+function clip(line: string, at = 0): string {
+  if (line.length <= MAX_LINE_CHARS) return line;
+  const start = Math.max(0, Math.min(at - Math.floor(MAX_LINE_CHARS / 3), line.length - MAX_LINE_CHARS));
+  return `${start > 0 ? "…" : ""}${line.slice(start, start + MAX_LINE_CHARS)}${start + MAX_LINE_CHARS < line.length ? "…" : ""}`;
+}
+
+async function* walk(root: string, rel: string, signal?: AbortSignal): AsyncGenerator<string> {
+  const dir = await opendir(rel === "" ? root : join(root, rel));
+  const entries: { name: string; isDir: boolean }[] = [];
+  for await (const entry of dir) {
+    if (entry.name.startsWith(".") || entry.isSymbolicLink()) continue;
+    if (entry.isDirectory()) entries.push({ name: entry.name, isDir: true });
+    else if (entry.isFile()) entries.push({ name: entry.name, isDir: false });
+  }
+  entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  for (const entry of entries) {
+    if (signal?.aborted) return;
+    const path = rel === "" ? entry.name : `${rel}/${entry.name}`;
+    if (entry.isDir) yield* walk(root, path, signal);
+    else yield path;
+  }
+}
+
+interface Budget {
+  bytes: number;
+  exhausted: boolean;
+}
+
+/**
+ * Scans one file; pushes matches until `result.matches` holds `limit`, then returns `true` as soon as one
+ * more match shows up (the caller then knows the list is truncated).
+ */
+async function scanFile(
+  root: string,
+  path: string,
+  lowered: readonly string[],
+  terms: readonly string[],
+  options: FolderSearchOptions,
+  result: FolderSearchResult,
+  budget: Budget,
+): Promise<boolean> {
+  const stream = createReadStream(join(root, path), { highWaterMark: 64 * 1024 });
+  const decoder = new StringDecoder("utf8");
+  const before: string[] = [];
+  let awaitingAfter: FolderMatch[] = [];
+  let pending = "";
+  let lineNo = 0;
+  let first = true;
+  let moreFound = false;
+
+  const onLine = (line: string): boolean => {
+    lineNo++;
+    if (awaitingAfter.length > 0) {
+      for (const m of awaitingAfter) m.after.push(clip(line));
+      awaitingAfter = awaitingAfter.filter((m) => m.after.length < options.contextLines);
+    }
+    // Past the cap we only read on to give the last match its context.
+    if (moreFound) return awaitingAfter.length === 0;
+    const lower = line.toLowerCase();
+    let hit = -1;
+    let at = -1;
+    for (let i = 0; i < lowered.length; i++) {
+      at = lower.indexOf(lowered[i] as string);
+      if (at !== -1) {
+        hit = i;
+        break;
+      }
+    }
+    if (hit !== -1) {
+      if (result.matches.length >= options.maxMatches) {
+        moreFound = true;
+        return awaitingAfter.length === 0;
+      }
+      const match: FolderMatch = {
+        path,
+        line: lineNo,
+        text: clip(line, at),
+        term: terms[hit] as string,
+        before: [...before],
+        after: [],
+      };
+      result.matches.push(match);
+      if (options.contextLines > 0) awaitingAfter.push(match);
+    }
+    if (options.contextLines > 0) {
+      before.push(clip(line));
+      if (before.length > options.contextLines) before.shift();
+    }
+    return false;
+  };
+
+  let stop = false;
+  try {
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
+      if (options.signal?.aborted) break;
+      if (first) {
+        first = false;
+        if (chunk.subarray(0, 8000).includes(0)) break; // binary: not documentation text
+      }
+      budget.bytes += chunk.length;
+      pending += decoder.write(chunk);
+      let start = 0;
+      for (;;) {
+        const nl = pending.indexOf("\n", start);
+        if (nl === -1) break;
+        const end = nl > start && pending.charCodeAt(nl - 1) === 13 ? nl - 1 : nl;
+        const line = pending.slice(start, end);
+        start = nl + 1;
+        if (onLine(line)) {
+          stop = true;
+          break;
+        }
+      }
+      if (stop) break;
+      pending = pending.slice(start);
+      if (pending.length > MAX_PENDING_CHARS) {
+        stop = onLine(pending);
+        pending = "";
+        if (stop) break;
+      }
+      if (budget.bytes >= (options.maxBytes ?? DEFAULT_MAX_BYTES)) {
+        budget.exhausted = true;
+        break;
+      }
+    }
+    if (!stop && !first) {
+      pending += decoder.end();
+      if (pending.length > 0) onLine(pending);
+    }
+  } finally {
+    stream.destroy();
+  }
+  return moreFound;
+}
+
+export async function searchFolder(root: string, options: FolderSearchOptions): Promise<FolderSearchResult> {
+  const result: FolderSearchResult = { matches: [], truncated: false, files_searched: 0 };
+  const lowered = options.terms.map((t) => t.toLowerCase());
+  if (lowered.length === 0 || options.maxMatches <= 0) return result;
+  const budget: Budget = { bytes: 0, exhausted: false };
+  const maxFiles = options.maxFiles ?? DEFAULT_MAX_FILES;
+  for await (const path of walk(root, "", options.signal)) {
+    if (options.signal?.aborted) {
+      result.truncated = true;
+      break;
+    }
+    if (result.files_searched >= maxFiles) {
+      result.truncated = true;
+      break;
+    }
+    result.files_searched++;
+    let more: boolean;
+    try {
+      more = await scanFile(root, path, lowered, options.terms, options, result, budget);
+    } catch {
+      continue; // unreadable file (permissions, vanished mid-walk): skip it, keep searching
+    }
+    if (more || budget.exhausted) {
+      result.truncated = true;
+      break;
+    }
+  }
+  if (options.signal?.aborted) result.truncated = true;
+  return result;
+}

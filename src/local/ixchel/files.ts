@@ -1,0 +1,59 @@
+/**
+ * File system helpers of the ixchel toolset: the walk over `.ixchel/`, content hashes and atomic writes.
+ * Every write lands through a temp file in the same folder and a rename (or link), so a reader never sees
+ * half a file.
+ */
+import { createHash, randomBytes } from "node:crypto";
+import { linkSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
+
+export const CACHE_FOLDER = ".cache";
+
+/**
+ * Every `*.md` file under `dir`, as `/`-separated paths relative to it, sorted. Hidden entries (the cache,
+ * temp files) and symbolic links are skipped: a link could lead the tools to read or write outside `.ixchel/`.
+ */
+export function listMarkdown(dir: string): string[] {
+  const out: string[] = [];
+  const visit = (abs: string, rel: string) => {
+    for (const entry of readdirSync(abs, { withFileTypes: true })) {
+      if (entry.name.startsWith(".")) continue;
+      const childRel = rel ? `${rel}/${entry.name}` : entry.name;
+      if (entry.isDirectory()) visit(join(abs, entry.name), childRel);
+      else if (entry.isFile() && entry.name.endsWith(".md")) out.push(childRel);
+    }
+  };
+  visit(dir, "");
+  return out.sort();
+}
+
+export function sha256(data: string | Uint8Array): string {
+  return createHash("sha256").update(data).digest("hex");
+}
+
+function tempPath(path: string): string {
+  return join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`);
+}
+
+/** Replaces (or creates) `path` atomically. */
+export function writeFileAtomic(path: string, data: string | Uint8Array): void {
+  const tmp = tempPath(path);
+  try {
+    writeFileSync(tmp, data, { flag: "wx" });
+    renameSync(tmp, path);
+  } catch (error) {
+    rmSync(tmp, { force: true });
+    throw error;
+  }
+}
+
+/** Creates `path` atomically and only if it does not exist yet (throws EEXIST otherwise). */
+export function createFileAtomic(path: string, data: string | Uint8Array): void {
+  const tmp = tempPath(path);
+  try {
+    writeFileSync(tmp, data, { flag: "wx" });
+    linkSync(tmp, path);
+  } finally {
+    rmSync(tmp, { force: true });
+  }
+}

@@ -1,0 +1,67 @@
+/**
+ * What the tools share for one companion process: a store per repository root (so caches stay warm between
+ * calls) and, when configured, the embeddings endpoint.
+ */
+import type { LocalContext, LocalEnvironment } from "../context.js";
+import { type EmbeddingsConfig, embeddingsConfig, VectorStore } from "./embeddings.js";
+import { findRepoRoot } from "./root.js";
+import { type SearchInput, type SearchResult, searchHybrid, searchLexical } from "./search.js";
+import { IxchelStore } from "./store.js";
+
+export class IxchelService {
+  private readonly stores = new Map<string, IxchelStore>();
+  private readonly vectors = new Map<string, VectorStore>();
+  private readonly embeddings: { config?: EmbeddingsConfig; note?: string };
+
+  constructor(private readonly environment: LocalEnvironment) {
+    this.embeddings = embeddingsConfig(environment.env);
+  }
+
+  storeFor(repo: string | undefined, ctx: Pick<LocalContext, "cwd">): IxchelStore {
+    const root = findRepoRoot(repo, ctx.cwd);
+    let store = this.stores.get(root);
+    if (!store) {
+      store = new IxchelStore(root, this.environment.log);
+      this.stores.set(root, store);
+    }
+    return store;
+  }
+
+  /**
+   * Runs `fn` on the repository's store, alone, after an incremental sync: every tool sees the markdown as it
+   * is now, without an explicit ixchel_sync first.
+   */
+  withSyncedStore<T>(
+    repo: string | undefined,
+    ctx: LocalContext,
+    fn: (store: IxchelStore) => T | Promise<T>,
+  ): Promise<T> {
+    const store = this.storeFor(repo, ctx);
+    return store.exclusive(async () => {
+      await store.sync({ signal: ctx.signal });
+      return fn(store);
+    });
+  }
+
+  async search(store: IxchelStore, input: SearchInput, signal: AbortSignal): Promise<SearchResult> {
+    const { config, note } = this.embeddings;
+    if (!config) return { ...searchLexical(store, input), ...(note ? { note } : {}) };
+    let vectors = this.vectors.get(store.root);
+    if (!vectors) {
+      vectors = new VectorStore(store.dir, config, this.environment.log);
+      this.vectors.set(store.root, vectors);
+    }
+    try {
+      return await searchHybrid(store, vectors, input, signal);
+    } catch (error) {
+      signal.throwIfAborted();
+      // The endpoint is a helper, not a dependency: fall back to lexical and say so.
+      const reason = (error as Error).message;
+      this.environment.log("ixchel hybrid search failed; answering lexically", { reason });
+      return {
+        ...searchLexical(store, input),
+        note: `hybrid search unavailable (${reason}); answered lexically`,
+      };
+    }
+  }
+}

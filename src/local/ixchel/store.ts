@@ -1,0 +1,228 @@
+/**
+ * The state of one repository's graph in this process: the parsed files (from the cache, kept current by
+ * incremental sync), the id → file map and the lexical index. One store per repository root; operations
+ * on a store run one at a time.
+ */
+import { readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { Bm25Index } from "./bm25.js";
+import { type FileRecord, type Log, loadIndexCache, saveIndexCache } from "./cache.js";
+import type { Entity } from "./entity.js";
+import { parseEntityFile } from "./entity.js";
+import { listMarkdown, sha256 } from "./files.js";
+import type { Kind } from "./kinds.js";
+import { IXCHEL_FOLDER } from "./root.js";
+
+export interface SyncResult {
+  scanned: number;
+  added: number;
+  modified: number;
+  deleted: number;
+  unchanged: number;
+  /** Files that are not valid entities (see ixchel_check for what is wrong and where). */
+  invalid: number;
+}
+
+export interface SyncOptions {
+  signal?: AbortSignal;
+  progress?: (progress: number, total?: number, message?: string) => Promise<void>;
+}
+
+export interface Located {
+  entity: Entity;
+  /** Relative to `.ixchel/`, `/`-separated. */
+  rel: string;
+}
+
+/**
+ * A file whose mtime is this close to the moment we last looked at it may change again within the same
+ * mtime tick without its size changing; such files are re-hashed instead of trusted (the "racy" rule).
+ */
+const RACY_MS = 2000;
+const PROGRESS_EVERY = 500;
+
+export interface LexicalMeta {
+  id: string;
+  kind: Kind;
+}
+
+export class IxchelStore {
+  readonly dir: string;
+  private files = new Map<string, FileRecord>();
+  private byId = new Map<string, string[]>();
+  private lexical: Bm25Index<LexicalMeta> | undefined;
+  private loaded = false;
+  private queue: Promise<unknown> = Promise.resolve();
+  /** Bumped on every change, so derived data (embeddings) knows when to look again. */
+  generation = 0;
+
+  constructor(
+    readonly root: string,
+    private readonly log: Log,
+  ) {
+    this.dir = join(root, IXCHEL_FOLDER);
+  }
+
+  /** Runs `fn` after every operation queued before it (one writer, consistent reads). */
+  exclusive<T>(fn: () => Promise<T> | T): Promise<T> {
+    const run = this.queue.then(fn, fn);
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Brings the store up to date with the markdown (AC-002.1): only new or changed files are parsed. */
+  async sync(options: SyncOptions = {}): Promise<SyncResult> {
+    if (!this.loaded) {
+      this.files = loadIndexCache(this.dir, this.log) ?? new Map();
+      this.loaded = true;
+      this.rebuildIds();
+    }
+    const list = listMarkdown(this.dir);
+    const total = list.length;
+    const result: SyncResult = { scanned: 0, added: 0, modified: 0, deleted: 0, unchanged: 0, invalid: 0 };
+    const seen = new Set<string>();
+    const changed: string[] = [];
+    let dirty = false;
+    for (let i = 0; i < total; i++) {
+      if (i % PROGRESS_EVERY === 0) {
+        options.signal?.throwIfAborted();
+        if (i > 0 || total > PROGRESS_EVERY)
+          await options.progress?.(i, total, `scanned ${i} of ${total} files`);
+      }
+      const rel = list[i] as string;
+      const abs = join(this.dir, rel);
+      let stats: ReturnType<typeof statSync>;
+      try {
+        stats = statSync(abs);
+      } catch {
+        continue; // removed since the walk: counted as deleted below
+      }
+      seen.add(rel);
+      result.scanned++;
+      const old = this.files.get(rel);
+      if (
+        old &&
+        old.mtimeMs === stats.mtimeMs &&
+        old.size === stats.size &&
+        old.checkedAt - old.mtimeMs > RACY_MS
+      ) {
+        result.unchanged++;
+        if (old.parsed.type === "problem") result.invalid++;
+        continue;
+      }
+      const now = Date.now();
+      let bytes: Buffer;
+      try {
+        bytes = readFileSync(abs);
+      } catch {
+        seen.delete(rel);
+        result.scanned--;
+        continue;
+      }
+      const hash = sha256(bytes);
+      if (old && old.hash === hash) {
+        result.unchanged++;
+        if (old.parsed.type === "problem") result.invalid++;
+        this.files.set(rel, { ...old, mtimeMs: stats.mtimeMs, size: stats.size, checkedAt: now });
+        dirty = true;
+        continue;
+      }
+      const parsed = parseEntityFile(rel, bytes.toString("utf8"));
+      if (parsed.type === "problem") result.invalid++;
+      this.files.set(rel, { mtimeMs: stats.mtimeMs, size: stats.size, hash, checkedAt: now, parsed });
+      changed.push(rel);
+      if (old) result.modified++;
+      else result.added++;
+    }
+    for (const rel of [...this.files.keys()]) {
+      if (seen.has(rel)) continue;
+      this.files.delete(rel);
+      changed.push(rel);
+      result.deleted++;
+    }
+    if (changed.length > 0) {
+      this.generation++;
+      this.rebuildIds();
+      if (this.lexical) for (const rel of changed) this.reindex(this.lexical, rel);
+    }
+    if (dirty || changed.length > 0) saveIndexCache(this.dir, this.files, this.log);
+    await options.progress?.(total, total, `synced ${total} files`);
+    return result;
+  }
+
+  private rebuildIds(): void {
+    const byId = new Map<string, string[]>();
+    for (const [rel, record] of this.files) {
+      if (record.parsed.type !== "entity") continue;
+      const id = record.parsed.entity.id;
+      const paths = byId.get(id);
+      if (paths) paths.push(rel);
+      else byId.set(id, [rel]);
+    }
+    const misplaced = (rel: string) => {
+      const parsed = this.files.get(rel)?.parsed;
+      return parsed?.type === "entity" && parsed.entity.notes.some((n) => n.code !== "type_mismatch") ? 1 : 0;
+    };
+    // With duplicate ids, the file at its canonical place wins, then the first path.
+    for (const paths of byId.values()) {
+      paths.sort((a, b) => misplaced(a) - misplaced(b) || (a < b ? -1 : a > b ? 1 : 0));
+    }
+    this.byId = byId;
+  }
+
+  private reindex(index: Bm25Index<LexicalMeta>, rel: string): void {
+    const record = this.files.get(rel);
+    if (record?.parsed.type !== "entity") {
+      index.remove(rel);
+      return;
+    }
+    const { entity } = record.parsed;
+    index.add(
+      rel,
+      { title: entity.title, tags: entity.tags, body: entity.body },
+      { id: entity.id, kind: entity.kind },
+    );
+  }
+
+  /** The lexical index, built on first use and kept current by sync. */
+  lexicalIndex(): Bm25Index<LexicalMeta> {
+    if (!this.lexical) {
+      const index = new Bm25Index<LexicalMeta>();
+      for (const rel of this.files.keys()) this.reindex(index, rel);
+      this.lexical = index;
+    }
+    return this.lexical;
+  }
+
+  /** The entity with `id` (already normalized); with duplicates, the one at its canonical place wins. */
+  get(id: string): Located | undefined {
+    const rel = this.byId.get(id)?.[0];
+    if (rel === undefined) return undefined;
+    const record = this.files.get(rel);
+    return record?.parsed.type === "entity" ? { entity: record.parsed.entity, rel } : undefined;
+  }
+
+  /** Every path that claims `id`. */
+  pathsOf(id: string): string[] {
+    return this.byId.get(id) ?? [];
+  }
+
+  has(id: string): boolean {
+    return this.byId.has(id);
+  }
+
+  /** Entities in path order (one per file: duplicates appear once per file). */
+  *entities(): Generator<Located> {
+    for (const [rel, record] of this.files) {
+      if (record.parsed.type === "entity") yield { entity: record.parsed.entity, rel };
+    }
+  }
+
+  records(): IterableIterator<[string, FileRecord]> {
+    return this.files.entries();
+  }
+
+  get fileCount(): number {
+    return this.files.size;
+  }
+}

@@ -3,6 +3,7 @@
  * receives from an entry (Node or Workers). Entries are thin; everything runtime-specific comes in here.
  */
 import type { Role } from "../core/roles.js";
+import type { Database } from "../db/database.js";
 
 /** Who is calling: set by the auth middleware from a valid personal access token. */
 export interface AuthInfo {
@@ -37,3 +38,27 @@ export interface AppVariables {
 }
 
 export type AppEnv = { Variables: AppVariables };
+
+/** What an entry (Node, Worker, tests) gives `createApp`: everything runtime-specific. */
+export interface AppDeps {
+  database: Database;
+  logger: Logger;
+  /** Reported by /healthz and the MCP server info. */
+  version: string;
+  /**
+   * Browser origins allowed to call /mcp and /api/v1/mcp besides localhost (e.g. `https://app.example.com`).
+   * A request with any other Origin gets 403 (DNS-rebinding protection).
+   */
+  allowedOrigins?: string[];
+  /**
+   * When set, the Host header of /mcp and /api/v1/mcp must be localhost or one of these names. Set it when
+   * the server listens on a loopback address (Node default); leave it unset behind a public hostname.
+   */
+  allowedHosts?: string[];
+  /** Counts requests on /mcp and /api/v1/mcp per token; none → no limit. */
+  rateLimiter?: RateLimiter;
+  /** Injected clock (tests, token expiry, audit times). Default: the system clock. */
+  clock?: () => Date;
+  /** Largest request body accepted; default 1 MiB (larger → 413). */
+  maxBodyBytes?: number;
+}

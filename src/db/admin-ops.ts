@@ -1,0 +1,181 @@
+/**
+ * Admin operations shared by the HTTP admin API and the CLI: permission checks, then one write
+ * transaction each (with its audit row). Workspace admins act on their workspace; the instance owner and
+ * the CLI (local access to the database) on any.
+ */
+import type { TokenInfo, Workspace } from "../core/accounts.js";
+import type {
+  AddMemberInput,
+  CreateTokenInput,
+  CreateWorkspaceInput,
+  ListTokensInput,
+} from "../core/admin-input.js";
+import { DomainError } from "../core/errors.js";
+import { type Role, roleAtLeast } from "../core/roles.js";
+import { recordAudit } from "./audit.repo.js";
+import type { Database, Executor } from "./database.js";
+import { findMembershipRole, setMembership } from "./memberships.repo.js";
+import { findTokenInfo, insertToken, listTokens, type NewToken, revokeToken } from "./tokens.repo.js";
+import { ensureUser, getUserByUsername } from "./users.repo.js";
+import { createWorkspace, findWorkspaceById, getWorkspaceBySlug } from "./workspaces.repo.js";
+
+/** Who asks: a token's principal (AuthInfo fits) or the local CLI. */
+export type AdminActor =
+  | { kind: "cli" }
+  | { kind: "token"; userId: number; workspaceId: number; role: Role; isOwner: boolean; tokenId: number };
+
+export interface OpContext {
+  actor: AdminActor;
+  now: Date;
+  requestId?: string;
+}
+
+/** The CLI's workspace when none is named. */
+export const DEFAULT_WORKSPACE = "default";
+
+const isSuper = (actor: AdminActor) => actor.kind === "cli" || actor.isOwner;
+
+function requireAdminOf(actor: AdminActor, workspace: Workspace): void {
+  if (isSuper(actor) || actor.kind === "cli") return;
+  if (actor.workspaceId !== workspace.id) {
+    throw DomainError.forbidden(
+      `Forbidden: your token belongs to another workspace; only the instance owner may administer "${workspace.slug}".`,
+    );
+  }
+  if (!roleAtLeast(actor.role, "admin")) {
+    throw DomainError.forbidden(
+      `Forbidden: managing members and tokens needs the admin role; yours is ${actor.role}.`,
+    );
+  }
+}
+
+async function targetWorkspace(
+  ex: Executor,
+  actor: AdminActor,
+  slug: string | undefined,
+): Promise<Workspace> {
+  if (slug === undefined && actor.kind === "token") {
+    const ws = await findWorkspaceById(ex, actor.workspaceId);
+    if (!ws) throw DomainError.notFound("Your token's workspace no longer exists.");
+    return ws;
+  }
+  return getWorkspaceBySlug(ex, slug ?? DEFAULT_WORKSPACE);
+}
+
+function audit(ex: Executor, ctx: OpContext, workspaceId: number | null, method: string, target: string) {
+  return recordAudit(ex, {
+    workspaceId,
+    userId: ctx.actor.kind === "token" ? ctx.actor.userId : null,
+    tokenId: ctx.actor.kind === "token" ? ctx.actor.tokenId : null,
+    channel: ctx.actor.kind === "cli" ? "cli" : "admin",
+    method,
+    target,
+    outcome: "ok",
+    requestId: ctx.requestId ?? null,
+    createdAt: ctx.now.toISOString(),
+  });
+}
+
+export async function createWorkspaceOp(
+  db: Database,
+  ctx: OpContext,
+  input: CreateWorkspaceInput,
+): Promise<Workspace> {
+  if (!isSuper(ctx.actor))
+    throw DomainError.forbidden("Forbidden: only the instance owner may create workspaces.");
+  return db.write(async (tx) => {
+    const ws = await createWorkspace(tx, input);
+    await audit(tx, ctx, ws.id, "workspaces.create", ws.slug);
+    return ws;
+  });
+}
+
+export interface MemberResult {
+  workspace: string;
+  username: string;
+  role: Role;
+  user_created: boolean;
+}
+
+export async function addMemberOp(
+  db: Database,
+  ctx: OpContext,
+  input: AddMemberInput,
+): Promise<MemberResult> {
+  return db.write(async (tx) => {
+    const ws = await targetWorkspace(tx, ctx.actor, input.workspace);
+    requireAdminOf(ctx.actor, ws);
+    const { user, created } = await ensureUser(tx, input.username);
+    await setMembership(tx, ws.id, user.id, input.role);
+    await audit(tx, ctx, ws.id, "members.set", `${user.username}:${input.role}`);
+    return { workspace: ws.slug, username: user.username, role: input.role, user_created: created };
+  });
+}
+
+export interface TokenResult extends NewToken {
+  name: string;
+  username: string;
+  workspace: string;
+}
+
+export async function createTokenOp(
+  db: Database,
+  ctx: OpContext,
+  input: CreateTokenInput,
+): Promise<TokenResult> {
+  return db.write(async (tx) => {
+    const ws = await targetWorkspace(tx, ctx.actor, input.workspace);
+    requireAdminOf(ctx.actor, ws);
+    const user = await getUserByUsername(tx, input.username);
+    if (!(await findMembershipRole(tx, ws.id, user.id))) {
+      throw DomainError.notFound(
+        `User "${user.username}" is not a member of workspace "${ws.slug}". Add them first (POST /api/v1/admin/members).`,
+        user.username,
+      );
+    }
+    const expiresAt =
+      input.expires_in_days === undefined
+        ? null
+        : new Date(ctx.now.getTime() + input.expires_in_days * 86_400_000).toISOString();
+    const created = await insertToken(tx, {
+      userId: user.id,
+      workspaceId: ws.id,
+      name: input.name,
+      expiresAt,
+      roleCeiling: input.role ?? null,
+    });
+    await audit(tx, ctx, ws.id, "tokens.create", `token:${created.id}`);
+    return { ...created, name: input.name, username: user.username, workspace: ws.slug };
+  });
+}
+
+export async function listTokensOp(
+  db: Database,
+  ctx: OpContext,
+  input: ListTokensInput,
+): Promise<TokenInfo[]> {
+  return db.read(async (ex) => {
+    const ws = await targetWorkspace(ex, ctx.actor, input.workspace);
+    requireAdminOf(ctx.actor, ws);
+    return listTokens(ex, ws.id);
+  });
+}
+
+export async function revokeTokenOp(db: Database, ctx: OpContext, id: number): Promise<TokenInfo> {
+  return db.write(async (tx) => {
+    const info = await findTokenInfo(tx, id);
+    // Another workspace's token answers as unknown: ids of other teams are not disclosed.
+    const visible =
+      info !== undefined &&
+      (isSuper(ctx.actor) || (ctx.actor.kind === "token" && ctx.actor.workspaceId === info.workspace_id));
+    if (!info || !visible)
+      throw DomainError.notFound(`Token ${id} does not exist in your workspace.`, String(id));
+    const ws = { id: info.workspace_id, slug: info.workspace, name: "", created_at: "" };
+    requireAdminOf(ctx.actor, ws);
+    await revokeToken(tx, id, ctx.now.toISOString());
+    await audit(tx, ctx, info.workspace_id, "tokens.revoke", `token:${id}`);
+    const after = await findTokenInfo(tx, id);
+    const { workspace_id: _ignored, ...rest } = after ?? info;
+    return rest;
+  });
+}

@@ -1,0 +1,140 @@
+/**
+ * Personal access tokens: only the SHA-256 hash is stored (DESIGN); the value exists once, in the answer
+ * to its creation.
+ */
+import { and, desc, eq } from "drizzle-orm";
+import type { TokenInfo } from "../core/accounts.js";
+import type { Role } from "../core/roles.js";
+import { generateToken, hashToken } from "../core/tokens.js";
+import type { Executor, Tx } from "./database.js";
+import { memberships, tokens, users, workspaces } from "./schema.js";
+
+export interface NewToken {
+  id: number;
+  /** The token itself: show it once, never store or log it. */
+  token: string;
+  expires_at: string | null;
+}
+
+export async function insertToken(
+  tx: Tx,
+  input: {
+    userId: number;
+    workspaceId: number;
+    name: string;
+    expiresAt: string | null;
+    roleCeiling?: Role | null;
+    /** A caller-chosen token (bootstrap with REQLIX_BOOTSTRAP_TOKEN); otherwise one is generated. */
+    token?: string;
+  },
+): Promise<NewToken> {
+  const token = input.token ?? generateToken();
+  const [row] = await tx
+    .insert(tokens)
+    .values({
+      tokenHash: await hashToken(token),
+      name: input.name,
+      userId: input.userId,
+      workspaceId: input.workspaceId,
+      roleCeiling: input.roleCeiling ?? null,
+      expiresAt: input.expiresAt,
+    })
+    .returning({ id: tokens.id, expiresAt: tokens.expiresAt });
+  if (!row) throw new Error("token insert returned no row");
+  return { id: row.id, token, expires_at: row.expiresAt };
+}
+
+/** Everything auth needs about a presented token, in one query. `memberRole` is null without membership. */
+export interface TokenPrincipal {
+  tokenId: number;
+  userId: number;
+  username: string;
+  isOwner: boolean;
+  workspaceId: number;
+  workspaceSlug: string;
+  memberRole: Role | null;
+  roleCeiling: Role | null;
+  expiresAt: string | null;
+  revokedAt: string | null;
+  lastUsedAt: string | null;
+}
+
+export async function findTokenByHash(ex: Executor, tokenHash: string): Promise<TokenPrincipal | undefined> {
+  const rows = await ex
+    .select({
+      tokenId: tokens.id,
+      userId: users.id,
+      username: users.username,
+      isOwner: users.isOwner,
+      workspaceId: workspaces.id,
+      workspaceSlug: workspaces.slug,
+      memberRole: memberships.role,
+      roleCeiling: tokens.roleCeiling,
+      expiresAt: tokens.expiresAt,
+      revokedAt: tokens.revokedAt,
+      lastUsedAt: tokens.lastUsedAt,
+    })
+    .from(tokens)
+    .innerJoin(users, eq(users.id, tokens.userId))
+    .innerJoin(workspaces, eq(workspaces.id, tokens.workspaceId))
+    .leftJoin(
+      memberships,
+      and(eq(memberships.userId, tokens.userId), eq(memberships.workspaceId, tokens.workspaceId)),
+    )
+    .where(eq(tokens.tokenHash, tokenHash))
+    .limit(1);
+  return rows[0];
+}
+
+export async function touchTokenLastUsed(tx: Tx, tokenId: number, at: string): Promise<void> {
+  await tx.update(tokens).set({ lastUsedAt: at }).where(eq(tokens.id, tokenId));
+}
+
+const infoColumns = {
+  id: tokens.id,
+  name: tokens.name,
+  username: users.username,
+  workspace: workspaces.slug,
+  role_ceiling: tokens.roleCeiling,
+  created_at: tokens.createdAt,
+  expires_at: tokens.expiresAt,
+  last_used_at: tokens.lastUsedAt,
+  revoked_at: tokens.revokedAt,
+};
+
+/** Tokens of one workspace (or of all when `workspaceId` is undefined), newest first. */
+export async function listTokens(ex: Executor, workspaceId?: number): Promise<TokenInfo[]> {
+  return ex
+    .select(infoColumns)
+    .from(tokens)
+    .innerJoin(users, eq(users.id, tokens.userId))
+    .innerJoin(workspaces, eq(workspaces.id, tokens.workspaceId))
+    .where(workspaceId === undefined ? undefined : eq(tokens.workspaceId, workspaceId))
+    .orderBy(desc(tokens.id));
+}
+
+export async function findTokenInfo(
+  ex: Executor,
+  id: number,
+): Promise<(TokenInfo & { workspace_id: number }) | undefined> {
+  const rows = await ex
+    .select({ ...infoColumns, workspace_id: tokens.workspaceId })
+    .from(tokens)
+    .innerJoin(users, eq(users.id, tokens.userId))
+    .innerJoin(workspaces, eq(workspaces.id, tokens.workspaceId))
+    .where(eq(tokens.id, id))
+    .limit(1);
+  return rows[0];
+}
+
+/** Sets `revoked_at` once; revoking again keeps the first time. */
+export async function revokeToken(tx: Tx, id: number, at: string): Promise<void> {
+  const current = await tx
+    .select({ revokedAt: tokens.revokedAt })
+    .from(tokens)
+    .where(eq(tokens.id, id))
+    .limit(1);
+  if (current[0] && current[0].revokedAt === null) {
+    await tx.update(tokens).set({ revokedAt: at }).where(eq(tokens.id, id));
+  }
+}

@@ -1,0 +1,107 @@
+/**
+ * The audit trail of both faces (jsonrpc-api 4.5): one `audit_events` row per tools/call, resources/read
+ * and prompts/get — who (user, token id), what (method, name, reference id), outcome, error code, request
+ * id, duration. Ids, never argument values or tokens.
+ *
+ * Rows are written behind the response, group-committed: events queue up and one flusher writes whatever
+ * has queued in a single transaction. A read then costs no write transaction of its own on the request
+ * path (the embedded database serializes writes), and under load many rows share one commit. On Workers
+ * the route hands the flush to `waitUntil`; on Node `flush()` runs at shutdown and in tests.
+ */
+
+import { type AuditEventInput, recordAudit } from "../db/audit.repo.js";
+import type { Database } from "../db/client.js";
+import type { OperationEvent } from "../protocol/operations.js";
+import type { AuthInfo, Logger } from "./context.js";
+
+export interface AuditSink {
+  /** Queues one row; returns the flush that will write it (for `waitUntil`). Never throws. */
+  record(event: AuditEventInput): Promise<void>;
+  /** Resolves when every row queued so far is written (or given up on and logged). */
+  flush(): Promise<void>;
+}
+
+export interface AuditSinkOptions {
+  database: Database;
+  logger?: Logger;
+  /** Rows per transaction (default 500). */
+  batchSize?: number;
+  /** Queue bound while the database is unreachable; the oldest rows beyond it are dropped and logged. */
+  maxQueue?: number;
+}
+
+export function createAuditSink(options: AuditSinkOptions): AuditSink {
+  const { database, logger } = options;
+  const batchSize = options.batchSize ?? 500;
+  const maxQueue = options.maxQueue ?? 10_000;
+  const queue: AuditEventInput[] = [];
+  let running: Promise<void> | undefined;
+
+  const drain = async () => {
+    while (queue.length > 0) {
+      const batch = queue.splice(0, batchSize);
+      try {
+        await database.write(async (tx) => {
+          for (const event of batch) await recordAudit(tx, event);
+        });
+      } catch (error) {
+        logger?.log("error", "audit rows could not be written", {
+          rows: batch.length,
+          requestIds: batch.map((e) => e.requestId),
+          error: error instanceof Error ? (error.stack ?? error.message) : String(error),
+        });
+      }
+    }
+  };
+
+  const schedule = (): Promise<void> => {
+    if (!running) {
+      // Start on the next microtask so events recorded in the same tick share one transaction.
+      running = Promise.resolve()
+        .then(drain)
+        .finally(() => {
+          running = undefined;
+          // A row queued between the last batch and here must not wait for the next request.
+          if (queue.length > 0) void schedule();
+        });
+    }
+    return running;
+  };
+
+  const flush = async (): Promise<void> => {
+    while (running || queue.length > 0) await (running ?? schedule());
+  };
+
+  return {
+    record(event) {
+      if (queue.length >= maxQueue) {
+        const dropped = queue.splice(0, queue.length - maxQueue + 1);
+        logger?.log("error", "audit queue full; oldest rows dropped", { rows: dropped.length });
+      }
+      queue.push(event);
+      void schedule();
+      return flush();
+    },
+    flush,
+  };
+}
+
+/** The row for one observed operation of an authenticated request. */
+export function auditRow(
+  event: OperationEvent,
+  who: { auth: AuthInfo; requestId: string; channel: "mcp" | "jsonrpc" },
+): AuditEventInput {
+  return {
+    workspaceId: who.auth.workspaceId,
+    userId: who.auth.userId,
+    tokenId: who.auth.tokenId,
+    channel: who.channel,
+    method: event.method,
+    target: event.target,
+    referenceId: event.referenceId ?? null,
+    outcome: event.outcome,
+    errorCode: event.errorCode ?? null,
+    requestId: who.requestId,
+    durationMs: event.durationMs,
+  };
+}

@@ -1,0 +1,101 @@
+/**
+ * What `/mcp` and `/api/v1/mcp` share: the compiled hosted registry (computed once per app, never per
+ * request), the deps they read, and the per-request scope (handler context, audit observer, internal-error
+ * logging) built from the authenticated caller.
+ */
+import type { Context } from "hono";
+import type { Registry } from "../core/registry.js";
+import type { Database } from "../db/client.js";
+import type { HostedContext } from "../hosted/context.js";
+import { hostedRegistry } from "../hosted/registry.js";
+import { type CompiledRegistry, compileRegistries } from "../protocol/compile.js";
+import type { OperationObserver } from "../protocol/operations.js";
+import { type AuditSink, auditRow, createAuditSink } from "./audit.js";
+import type { AppEnv, Logger, RateLimiter } from "./context.js";
+
+/** The part of the app's deps the faces read (AppDeps satisfies it). */
+export interface FacesDeps {
+  database: Database;
+  logger: Logger;
+  version?: string;
+  clock?: () => Date;
+  /** Per token / per IP limit for both faces; none → unlimited. */
+  rateLimiter?: RateLimiter;
+  /** Where audit rows go; created from `database` when absent (one per app, shared by both faces). */
+  audit?: AuditSink;
+  /** The registries both faces serve; default: the hosted registry. */
+  registries?: Registry<HostedContext>[];
+  /**
+   * The SDK server's JSON-schema validator. The Worker must pass `new CfWorkerJsonSchemaValidator()`:
+   * the default (ajv) compiles with `new Function`, which workerd forbids.
+   */
+  jsonSchemaValidator?: import("@modelcontextprotocol/sdk/validation").jsonSchemaValidator;
+}
+
+const compiledCache = new WeakMap<object, CompiledRegistry<HostedContext>>();
+
+/** Both faces of one app serve the same compiled registry, compiled at app build. */
+export function compiledFor(deps: FacesDeps): CompiledRegistry<HostedContext> {
+  const key: object = deps.registries ?? hostedRegistry;
+  let compiled = compiledCache.get(key);
+  if (!compiled) {
+    compiled = compileRegistries(deps.registries ?? [hostedRegistry]);
+    compiledCache.set(key, compiled);
+  }
+  return compiled;
+}
+
+export interface RequestScope {
+  requestId: string;
+  context(base: Pick<HostedContext, "signal" | "progress">): HostedContext;
+  observe: OperationObserver;
+  /** Logs an unexpected failure with its stack under the request id (the correlation id clients see). */
+  logInternal(error: unknown, where: string): void;
+}
+
+export function requestScope(
+  c: Context<AppEnv>,
+  deps: FacesDeps,
+  audit: AuditSink,
+  channel: "mcp" | "jsonrpc",
+): RequestScope {
+  const auth = c.get("auth");
+  const requestId = c.get("requestId");
+  const clock = deps.clock ?? (() => new Date());
+  return {
+    requestId,
+    context: (base) => ({ ...base, auth, database: deps.database, requestId, now: clock }),
+    observe(event) {
+      const written = audit.record(auditRow(event, { auth, requestId, channel }));
+      // On Workers the isolate must stay up until the row is written; Node has no execution context.
+      try {
+        c.executionCtx.waitUntil(written);
+      } catch {
+        // not on Workers
+      }
+    },
+    logInternal(error, where) {
+      deps.logger.log("error", "internal error", {
+        requestId,
+        correlationId: requestId,
+        channel,
+        where,
+        error: error instanceof Error ? error.message : String(error),
+        stack: error instanceof Error ? error.stack : undefined,
+      });
+    },
+  };
+}
+
+const auditCache = new WeakMap<Database, AuditSink>();
+
+/** One audit sink per database, shared by both faces (so one flush covers both). */
+export function auditFor(deps: FacesDeps): AuditSink {
+  if (deps.audit) return deps.audit;
+  let sink = auditCache.get(deps.database);
+  if (!sink) {
+    sink = createAuditSink({ database: deps.database, logger: deps.logger });
+    auditCache.set(deps.database, sink);
+  }
+  return sink;
+}

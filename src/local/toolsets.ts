@@ -6,11 +6,12 @@ import type { Registry } from "../core/registry.js";
 import type { LocalContext, LocalEnvironment } from "./context.js";
 import { ixchelRegistry } from "./ixchel/ixchel.tools.js";
 import { knowledgeRegistry } from "./knowledge/knowledge.tools.js";
+import { reqlixRegistry } from "./reqlix/registry.js";
 
 export type ToolsetFactory = (env: LocalEnvironment) => Registry<LocalContext>;
 
 export const toolsets: Record<string, ToolsetFactory> = {
-  // reqlix: (env) => reqlixRegistry(env),
+  reqlix: (env) => reqlixRegistry(env),
   knowledge: (env) => knowledgeRegistry(env),
   ixchel: (env) => ixchelRegistry(env),
 };

@@ -1,0 +1,287 @@
+/**
+ * Reading one category file: chapters (G.GCH.3), requirement lists (G.GR.3), single requirements
+ * (G.GRQ.3/4) and the facts insert, update and delete need. Every pass streams the file through
+ * `scanHeadings` and keeps only what it returns (a list of names, or a few offsets), stopping as soon as
+ * it has its answer.
+ */
+import type { FileHandle } from "node:fs/promises";
+import { type HeadingLine, readRange, type ScanSummary, scanHeadings } from "./line-scanner.js";
+import { type IndexParts, normalizeBody, parseRequirementHeading, type RequirementHeading, sameIndex, samePrefix } from "./markdown.js";
+
+export type CategoryEvent =
+  | { kind: "chapter"; name: string; line: HeadingLine }
+  | { kind: "requirement"; req: RequirementHeading; chapter: string | undefined; line: HeadingLine }
+  | { kind: "other"; text: string; chapter: string | undefined; line: HeadingLine };
+
+/** Headings of a category file as chapters and requirements, in order; return `true` to stop. */
+export function walkCategory(
+  fh: FileHandle,
+  visit: (event: CategoryEvent) => boolean | undefined | void,
+  signal?: AbortSignal,
+): Promise<ScanSummary> {
+  let chapter: string | undefined;
+  return scanHeadings(
+    fh,
+    (line) => {
+      if (line.level === 1) {
+        chapter = line.text;
+        return visit({ kind: "chapter", name: line.text, line });
+      }
+      const req = parseRequirementHeading(line.text);
+      if (req) return visit({ kind: "requirement", req, chapter, line });
+      return visit({ kind: "other", text: line.text, chapter, line });
+    },
+    signal,
+  );
+}
+
+/** G.GCH.3: level-1 headings, in file order. */
+export async function listChapters(fh: FileHandle, signal?: AbortSignal): Promise<string[]> {
+  const chapters: string[] = [];
+  await walkCategory(
+    fh,
+    (e) => {
+      if (e.kind === "chapter") chapters.push(e.name);
+    },
+    signal,
+  );
+  return chapters;
+}
+
+export interface ListedRequirement {
+  index: string;
+  title: string;
+}
+
+/** G.GR.3: requirement headings of the first chapter named exactly `chapter`; `undefined` if there is none. */
+export async function listRequirements(
+  fh: FileHandle,
+  chapter: string,
+  signal?: AbortSignal,
+): Promise<{ requirements: ListedRequirement[] } | { missing: true; chapters: string[] }> {
+  const chapters: string[] = [];
+  let inside = false;
+  let found = false;
+  const requirements: ListedRequirement[] = [];
+  await walkCategory(
+    fh,
+    (e) => {
+      if (e.kind === "chapter") {
+        if (inside) return true; // next chapter: done
+        chapters.push(e.name);
+        if (e.name === chapter) inside = found = true;
+      } else if (inside && e.kind === "requirement") {
+        requirements.push({ index: e.req.index, title: e.req.title });
+      }
+    },
+    signal,
+  );
+  return found ? { requirements } : { missing: true, chapters };
+}
+
+/** The category prefix this file already carries: that of its first requirement heading (G.IR.3). */
+export async function storedCategoryPrefix(fh: FileHandle, signal?: AbortSignal): Promise<string | undefined> {
+  let prefix: string | undefined;
+  await walkCategory(
+    fh,
+    (e) => {
+      if (e.kind === "requirement") {
+        prefix = e.req.categoryPrefix;
+        return true;
+      }
+    },
+    signal,
+  );
+  return prefix;
+}
+
+export interface LocatedRequirement {
+  index: string;
+  title: string;
+  chapter: string;
+  /** Offsets of the heading line and of the body's end (the next heading, or the end of the file). */
+  start: number;
+  headingEnd: number;
+  bodyEnd: number;
+}
+
+export interface Lookup {
+  located: Map<number, LocatedRequirement>;
+  /** For targets not found: the chapter that uses their chapter prefix, if any (for the error message). */
+  chapterOfPrefix: Map<number, string>;
+  size: number;
+}
+
+/**
+ * G.GRQ.3/4: finds each target index (by full index, never by prefix) in one pass, and stops once every
+ * target's body is closed by the next heading.
+ */
+export async function locateRequirements(fh: FileHandle, targets: IndexParts[], signal?: AbortSignal): Promise<Lookup> {
+  const located = new Map<number, LocatedRequirement>();
+  const chapterOfPrefix = new Map<number, string>();
+  let open: LocatedRequirement | undefined;
+  const summary = await walkCategory(
+    fh,
+    (e) => {
+      if (open) {
+        open.bodyEnd = e.line.start;
+        open = undefined;
+      }
+      if (located.size === targets.length) return true;
+      if (e.kind !== "requirement") return false;
+      targets.forEach((t, i) => {
+        if (samePrefix(t.chapterPrefix, e.req.chapterPrefix) && !chapterOfPrefix.has(i)) {
+          chapterOfPrefix.set(i, e.chapter ?? "");
+        }
+        if (!located.has(i) && sameIndex(t, e.req)) {
+          // Two spellings of one index (g.g.1, G.G.1) share the heading and its body end.
+          open ??= {
+            index: e.req.index,
+            title: e.req.title,
+            chapter: e.chapter ?? "",
+            start: e.line.start,
+            headingEnd: e.line.end,
+            bodyEnd: -1,
+          };
+          located.set(i, open);
+        }
+      });
+      return false;
+    },
+    signal,
+  );
+  for (const r of located.values()) if (r.bodyEnd < 0) r.bodyEnd = summary.size;
+  return { located, chapterOfPrefix, size: summary.size };
+}
+
+/** The body of a located requirement, as the tools return it (LF, no blank lines around). */
+export async function readBody(fh: FileHandle, r: LocatedRequirement): Promise<string> {
+  const bytes = await readRange(fh, r.headingEnd, r.bodyEnd);
+  return normalizeBody(bytes.toString("utf8"));
+}
+
+export interface ChapterFacts {
+  name: string;
+  start: number;
+  headingEnd: number;
+  /** Start of the next chapter heading, or the end of the file. */
+  end: number;
+  /** Chapter prefix of its first requirement, if it has one. */
+  prefix: string | undefined;
+  maxNumber: number;
+  /** Requirement title → index, for the uniqueness check (G.IR.3 step 3, G.UR.3 step 4). */
+  titles: Map<string, string>;
+  /** Requirement headings in the chapter. */
+  requirements: number;
+  /** Level-2 headings in the chapter that are not requirements. */
+  otherHeadings: number;
+}
+
+export interface FileFacts {
+  summary: ScanSummary;
+  /** Category prefix of the first requirement in the file. */
+  categoryPrefix: string | undefined;
+  /** Every chapter prefix carried by a requirement heading in the file. */
+  chapterPrefixes: Set<string>;
+  chapter: ChapterFacts | undefined;
+}
+
+/** What insert needs: the file's prefixes and the facts of the first chapter named `chapter` (G.IR.3). */
+export async function factsForInsert(fh: FileHandle, chapter: string, signal?: AbortSignal): Promise<FileFacts> {
+  let categoryPrefix: string | undefined;
+  const chapterPrefixes = new Set<string>();
+  let target: ChapterFacts | undefined;
+  let inTarget = false;
+  const summary = await walkCategory(
+    fh,
+    (e) => {
+      if (e.kind === "chapter") {
+        if (inTarget && target) target.end = e.line.start;
+        inTarget = false;
+        if (!target && e.name === chapter) {
+          target = newChapter(e.name, e.line);
+          inTarget = true;
+        }
+        return;
+      }
+      if (e.kind === "requirement") {
+        categoryPrefix ??= e.req.categoryPrefix;
+        chapterPrefixes.add(e.req.chapterPrefix.toUpperCase());
+      }
+      if (inTarget && target) addToChapter(target, e);
+    },
+    signal,
+  );
+  if (inTarget && target) target.end = summary.size;
+  return { summary, categoryPrefix, chapterPrefixes, chapter: target };
+}
+
+function newChapter(name: string, line: HeadingLine): ChapterFacts {
+  return { name, start: line.start, headingEnd: line.end, end: -1, prefix: undefined, maxNumber: 0, titles: new Map(), requirements: 0, otherHeadings: 0 };
+}
+
+function addToChapter(chapter: ChapterFacts, e: CategoryEvent): void {
+  if (e.kind === "requirement") {
+    chapter.requirements++;
+    chapter.prefix ??= e.req.chapterPrefix;
+    if (samePrefix(chapter.prefix, e.req.chapterPrefix)) chapter.maxNumber = Math.max(chapter.maxNumber, e.req.number);
+    if (!chapter.titles.has(e.req.title)) chapter.titles.set(e.req.title, e.req.index);
+  } else if (e.kind === "other") {
+    chapter.otherHeadings++;
+  }
+}
+
+export interface TargetFacts {
+  summary: ScanSummary;
+  target: LocatedRequirement | undefined;
+  /** The chapter holding the target (undefined when the target sits before any chapter heading). */
+  chapter: ChapterFacts | undefined;
+  /** For a missing target: the chapter that uses its chapter prefix. */
+  chapterOfPrefix: string | undefined;
+}
+
+/** What update and delete need: the target requirement and the facts of its chapter (G.UR.3). */
+export async function factsForTarget(fh: FileHandle, index: IndexParts, signal?: AbortSignal): Promise<TargetFacts> {
+  let current: ChapterFacts | undefined;
+  let target: LocatedRequirement | undefined;
+  let targetChapter: ChapterFacts | undefined;
+  let chapterOfPrefix: string | undefined;
+  let open = false;
+  const summary = await walkCategory(
+    fh,
+    (e) => {
+      if (open && target) {
+        target.bodyEnd = e.line.start;
+        open = false;
+      }
+      if (e.kind === "chapter") {
+        if (current) current.end = e.line.start;
+        if (target) return true; // the target's chapter is complete
+        current = newChapter(e.name, e.line);
+        return;
+      }
+      if (current) addToChapter(current, e);
+      if (e.kind === "requirement") {
+        if (chapterOfPrefix === undefined && samePrefix(index.chapterPrefix, e.req.chapterPrefix)) {
+          chapterOfPrefix = e.chapter ?? "";
+        }
+        if (!target && sameIndex(index, e.req)) {
+          target = {
+            index: e.req.index,
+            title: e.req.title,
+            chapter: e.chapter ?? "",
+            start: e.line.start,
+            headingEnd: e.line.end,
+            bodyEnd: -1,
+          };
+          targetChapter = current;
+          open = true;
+        }
+      }
+    },
+    signal,
+  );
+  if (target && target.bodyEnd < 0) target.bodyEnd = summary.size;
+  if (current && current.end < 0) current.end = summary.size;
+  return { summary, target, chapter: targetChapter, chapterOfPrefix };
+}

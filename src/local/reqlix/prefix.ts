@@ -1,0 +1,70 @@
+/**
+ * Index prefixes (G.F.4, G.IR.3 step 4). The exact rule, also written in the README:
+ *
+ * 1. Name → words. A chapter named `reqlix_<rest>` is a tool chapter and only `<rest>` is used (G.F.4).
+ *    The words are the maximal runs of letters and digits (any script), upper-cased:
+ *    `General Requirements` → GENERAL, REQUIREMENTS; `reqlix_get_instructions` → GET, INSTRUCTIONS;
+ *    category `code_quality` → CODE, QUALITY.
+ * 2. Candidates, shortest first:
+ *    a. initials of the first k words, k growing to all the words. An ordinary name starts at k = 1
+ *       (`General Requirements` → G, then GR); a tool chapter starts with all its initials
+ *       (`reqlix_get_instructions` → GI, the spec's own example).
+ *    b. all the initials, then the remaining letters of the last word added one at a time, skipping the
+ *       vowels A E I O U (`get_chapters`: GC → GCH; `get_requirement`: GR → GRQ; `glossary`: G → GL).
+ *    c. the first initial followed by 2, 3, 4, … (always ends).
+ *    A name with no letter or digit uses X as its only initial.
+ * 3. The prefix is the first candidate not already taken (compared case-insensitively): for a chapter,
+ *    by the chapter prefixes that requirements of the same category file already carry; for a category,
+ *    by the category prefixes that requirement headings of the other category files already carry.
+ * 4. A prefix is assigned once, when the first requirement of that chapter (or category) is inserted,
+ *    and is then read back from the file's requirement headings: it is never recomputed from the current
+ *    set of names (DESIGN), so adding `glossary` beside `general` never changes G.G.1.
+ *
+ * This reproduces the spec's examples (general/General Requirements → G.G, general/reqlix_get_instructions
+ * → G.GI, testing/Unit Tests → T.U) and, inserted in the spec's order, ten of the eleven chapter prefixes
+ * of the spec file itself; its `Requirements Storage Format` → F is an editorial choice no letter rule
+ * yields (this rule gives R).
+ */
+
+const VOWELS = new Set(["A", "E", "I", "O", "U"]);
+const TOOL_CHAPTER = "reqlix_";
+
+function words(name: string): string[][] {
+  const runs = name.match(/[\p{L}\p{N}]+/gu) ?? [];
+  // Array.from splits by code point, so a letter outside the BMP stays whole.
+  return runs.map((w) => Array.from(w.toUpperCase()));
+}
+
+/** Candidate prefixes for a name, shortest first (steps 1–2 above). Infinite; take what you need. */
+export function* prefixCandidates(name: string, kind: "chapter" | "category"): Generator<string> {
+  const tool = kind === "chapter" && name.startsWith(TOOL_CHAPTER) && name.length > TOOL_CHAPTER.length;
+  let ws = words(tool ? name.slice(TOOL_CHAPTER.length) : name);
+  if (ws.length === 0) ws = [["X"]];
+  const initials = ws.map((w) => w[0] as string);
+  const seen = new Set<string>();
+  const emit = function* (candidate: string) {
+    if (!seen.has(candidate)) {
+      seen.add(candidate);
+      yield candidate;
+    }
+  };
+  for (let k = tool ? initials.length : 1; k <= initials.length; k++) yield* emit(initials.slice(0, k).join(""));
+  let grown = initials.join("");
+  for (const letter of (ws[ws.length - 1] as string[]).slice(1)) {
+    if (VOWELS.has(letter)) continue;
+    grown += letter;
+    yield* emit(grown);
+  }
+  for (let n = 2; ; n++) yield* emit(`${initials[0]}${n}`);
+}
+
+/** The first candidate not in `taken` (case-insensitive). */
+export function uniquePrefix(name: string, kind: "chapter" | "category", taken: Iterable<string>): string {
+  const used = new Set<string>();
+  for (const t of taken) used.add(t.toUpperCase());
+  for (const candidate of prefixCandidates(name, kind)) {
+    if (!used.has(candidate.toUpperCase())) return candidate;
+  }
+  /* c8 ignore next */
+  throw new Error("unreachable: the candidate sequence is infinite");
+}

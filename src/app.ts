@@ -1,0 +1,56 @@
+/**
+ * createApp(deps) → the one Hono app served by Node (src/node.ts) and Workers (src/worker.ts).
+ *
+ * Middleware order (issue 2): request id (X-Request-Id on every response, access log) → body limit 1 MiB
+ * (413) → Origin/Host check on the MCP faces (DNS rebinding) → auth (Bearer PAT) on the MCP faces and the
+ * admin API → routes. Rate limits are applied by the MCP face routes themselves. One onError.
+ */
+import { Hono } from "hono";
+import { adminRoute } from "./http/admin-route.js";
+import { requireToken } from "./http/auth.js";
+import { limitBody } from "./http/body-limit.js";
+import type { AppDeps, AppEnv } from "./http/context.js";
+import { healthRoute } from "./http/health-route.js";
+import { errorJson } from "./http/json-errors.js";
+import { jsonRpcRoute } from "./http/jsonrpc-route.js";
+import { mcpRoute } from "./http/mcp-route.js";
+import { onError } from "./http/on-error.js";
+import { originCheck } from "./http/origin-check.js";
+import { requestId } from "./http/request-id.js";
+
+type FaceDeps = Parameters<typeof mcpRoute>[0] & Parameters<typeof jsonRpcRoute>[0];
+/** AppDeps, plus whatever else the MCP faces accept (e.g. the Worker's JSON-schema validator). */
+export type CreateAppDeps = AppDeps & Omit<FaceDeps, keyof AppDeps>;
+
+const MCP_PATHS = ["/mcp", "/mcp/*", "/api/v1/mcp", "/api/v1/mcp/*"];
+const PROTECTED_PATHS = [...MCP_PATHS, "/api/v1/admin", "/api/v1/admin/*"];
+
+export function createApp(deps: CreateAppDeps): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+
+  app.use("*", requestId({ logger: deps.logger }));
+  app.use("*", limitBody(deps.maxBodyBytes));
+  const checkOrigin = originCheck({
+    ...(deps.allowedOrigins ? { allowedOrigins: deps.allowedOrigins } : {}),
+    ...(deps.allowedHosts ? { allowedHosts: deps.allowedHosts } : {}),
+    logger: deps.logger,
+  });
+  for (const path of MCP_PATHS) app.use(path, checkOrigin);
+  const auth = requireToken({
+    database: deps.database,
+    logger: deps.logger,
+    ...(deps.clock ? { clock: deps.clock } : {}),
+  });
+  for (const path of PROTECTED_PATHS) app.use(path, auth);
+
+  app.route("/", healthRoute(deps));
+  app.route("/api/v1/admin", adminRoute(deps));
+  app.route("/mcp", mcpRoute(deps));
+  app.route("/api/v1/mcp", jsonRpcRoute(deps));
+
+  app.notFound((c) =>
+    errorJson(c, 404, "not_found", `No route for ${c.req.method} ${c.req.path}. See the README for the API.`),
+  );
+  app.onError(onError(deps.logger));
+  return app;
+}

@@ -1,0 +1,83 @@
+/**
+ * The admin API (JSON, behind auth): workspaces, members and tokens. Workspace admins act on their own
+ * workspace, the instance owner on any. Bad input → 400 naming each field; unknown user or workspace → 404;
+ * not allowed → 403.
+ */
+import { type Context, Hono } from "hono";
+import {
+  addMemberInput,
+  createTokenInput,
+  createWorkspaceInput,
+  listTokensInput,
+  parseInput,
+  tokenIdInput,
+} from "../core/admin-input.js";
+import { DomainError } from "../core/errors.js";
+import {
+  type AdminActor,
+  addMemberOp,
+  createTokenOp,
+  createWorkspaceOp,
+  listTokensOp,
+  type OpContext,
+  revokeTokenOp,
+} from "../db/admin-ops.js";
+import type { AppDeps, AppEnv } from "./context.js";
+
+async function jsonBody(c: Context<AppEnv>): Promise<unknown> {
+  const text = await c.req.text();
+  if (text.trim() === "") {
+    throw DomainError.invalid("Request body is empty: send a JSON object.", [
+      { field: "body", message: "required" },
+    ]);
+  }
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw DomainError.invalid("Request body is not valid JSON: send a JSON object.", [
+      { field: "body", message: "not valid JSON" },
+    ]);
+  }
+}
+
+export function adminRoute(deps: Pick<AppDeps, "database" | "clock">): Hono<AppEnv> {
+  const { database } = deps;
+  const clock = deps.clock ?? (() => new Date());
+  const route = new Hono<AppEnv>();
+
+  const ctxOf = (c: Context<AppEnv>): OpContext => {
+    const auth = c.get("auth");
+    const actor: AdminActor = { kind: "token", ...auth };
+    return { actor, now: clock(), requestId: c.get("requestId") };
+  };
+
+  route.post("/workspaces", async (c) => {
+    const input = parseInput(createWorkspaceInput, await jsonBody(c));
+    return c.json(await createWorkspaceOp(database, ctxOf(c), input), 201);
+  });
+
+  route.post("/members", async (c) => {
+    const input = parseInput(addMemberInput, await jsonBody(c));
+    return c.json(await addMemberOp(database, ctxOf(c), input), 201);
+  });
+
+  route.post("/tokens", async (c) => {
+    const input = parseInput(createTokenInput, await jsonBody(c));
+    const created = await createTokenOp(database, ctxOf(c), input);
+    // The only time the token is shown: keep it out of every cache.
+    c.header("Cache-Control", "no-store");
+    return c.json(created, 201);
+  });
+
+  route.get("/tokens", async (c) => {
+    const input = parseInput(listTokensInput, c.req.query(), "query");
+    return c.json({ tokens: await listTokensOp(database, ctxOf(c), input) });
+  });
+
+  route.delete("/tokens/:id", async (c) => {
+    const id = parseInput(tokenIdInput, c.req.param("id"), "id");
+    return c.json(await revokeTokenOp(database, ctxOf(c), id));
+  });
+
+  return route;
+}

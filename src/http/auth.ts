@@ -1,0 +1,104 @@
+/**
+ * Bearer personal access tokens (DESIGN, jsonrpc spec 4): looked up by SHA-256 hash. Missing, malformed,
+ * unknown, expired or revoked → 401 with `WWW-Authenticate: Bearer realm="reqlix"` (JSON-RPC -32001 on
+ * MCP paths). A valid token acts as its user in its workspace with the member's role (capped by the
+ * token's role ceiling).
+ */
+import type { MiddlewareHandler } from "hono";
+import { minRole } from "../core/roles.js";
+import { hashToken, isWellFormedToken } from "../core/tokens.js";
+import type { Database } from "../db/database.js";
+import { findTokenByHash, touchTokenLastUsed } from "../db/tokens.repo.js";
+import type { AppEnv, AuthInfo, Logger } from "./context.js";
+import { errorJson } from "./json-errors.js";
+
+/** last_used_at is written at most this often per token, so reads do not turn into writes. */
+export const LAST_USED_THROTTLE_MS = 60_000;
+export const WWW_AUTHENTICATE = 'Bearer realm="reqlix"';
+
+export type AuthResult = { ok: true; auth: AuthInfo; touch: boolean } | { ok: false; reason: string };
+
+/** Checks an Authorization header value; the reason says what was wrong without echoing the token. */
+export async function authenticate(
+  database: Database,
+  header: string | undefined,
+  now: Date,
+): Promise<AuthResult> {
+  if (header === undefined || header.trim() === "") {
+    return { ok: false, reason: "Missing Authorization header: send `Authorization: Bearer rqx_…`." };
+  }
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(header.trim());
+  if (!m) return { ok: false, reason: "Authorization header must be `Bearer <token>`." };
+  const token = m[1] as string;
+  if (!isWellFormedToken(token)) {
+    return {
+      ok: false,
+      reason: "Malformed token: a reqlix token is rqx_ followed by at least 32 letters or digits.",
+    };
+  }
+  const found = await database.read(async (db) => findTokenByHash(db, await hashToken(token)));
+  if (!found) return { ok: false, reason: "Unknown token: ask a workspace admin for a new one." };
+  if (found.revokedAt !== null)
+    return { ok: false, reason: "This token was revoked: ask a workspace admin for a new one." };
+  if (found.expiresAt !== null && found.expiresAt <= now.toISOString()) {
+    return {
+      ok: false,
+      reason: `This token expired at ${found.expiresAt}: ask a workspace admin for a new one.`,
+    };
+  }
+  if (found.memberRole === null) {
+    return {
+      ok: false,
+      reason: `The token's user is no longer a member of workspace "${found.workspaceSlug}".`,
+    };
+  }
+  const role = found.roleCeiling ? minRole(found.memberRole, found.roleCeiling) : found.memberRole;
+  const touch =
+    found.lastUsedAt === null || now.getTime() - Date.parse(found.lastUsedAt) >= LAST_USED_THROTTLE_MS;
+  return {
+    ok: true,
+    touch,
+    auth: {
+      userId: found.userId,
+      username: found.username,
+      workspaceId: found.workspaceId,
+      workspaceSlug: found.workspaceSlug,
+      role,
+      tokenId: found.tokenId,
+      // A token capped below admin does not carry the owner's instance-wide rights either.
+      isOwner: found.isOwner && role === "admin",
+    },
+  };
+}
+
+export function requireToken(options: {
+  database: Database;
+  logger: Logger;
+  clock?: () => Date;
+}): MiddlewareHandler<AppEnv> {
+  const { database, logger } = options;
+  const clock = options.clock ?? (() => new Date());
+  return async function authMiddleware(c, next) {
+    const now = clock();
+    const result = await authenticate(database, c.req.header("authorization"), now);
+    if (!result.ok) {
+      logger.log("info", "unauthorized", {
+        requestId: c.get("requestId"),
+        path: c.req.path,
+        reason: result.reason,
+      });
+      c.header("WWW-Authenticate", WWW_AUTHENTICATE);
+      return errorJson(c, 401, "unauthorized", `Unauthorized: ${result.reason}`);
+    }
+    c.set("auth", result.auth);
+    if (result.touch) {
+      try {
+        await database.write((tx) => touchTokenLastUsed(tx, result.auth.tokenId, now.toISOString()));
+      } catch (err) {
+        // Bookkeeping only: the request itself is authenticated, so it goes on.
+        logger.log("warn", "could not record token use", { requestId: c.get("requestId"), error: err });
+      }
+    }
+    await next();
+  };
+}

@@ -10,6 +10,11 @@ import type { FileHandle } from "node:fs/promises";
 import { FenceTracker, type HeadingLevel, headingOf } from "./markdown.js";
 
 const CHUNK = 1 << 20;
+/** Chunk size for reads; tests lower it to put line and fence boundaries across chunks. */
+let chunkSize = CHUNK;
+export function setChunkSizeForTests(bytes: number): void {
+  chunkSize = bytes;
+}
 const NL = 0x0a;
 const CR = 0x0d;
 const HASH = 0x23;
@@ -57,18 +62,18 @@ async function readRegions(
   region: (state: ChunkState, limit: number) => boolean,
   signal?: AbortSignal,
 ): Promise<{ size: number; eol: "\n" | "\r\n"; bomLength: number; stopped: boolean }> {
-  const state: ChunkState = { buf: Buffer.allocUnsafe(CHUNK * 2), base: 0, eol: undefined, bomLength: 0 };
+  const state: ChunkState = { buf: Buffer.allocUnsafe(chunkSize * 2), base: 0, eol: undefined, bomLength: 0 };
   let carry = 0;
   let first = true;
   for (;;) {
     signal?.throwIfAborted();
-    if (state.buf.length - carry < CHUNK) {
+    if (state.buf.length - carry < chunkSize) {
       // One line longer than the buffer: grow (memory follows the longest line, not the file).
       const bigger = Buffer.allocUnsafe(state.buf.length * 2);
       state.buf.copy(bigger, 0, 0, carry);
       state.buf = bigger;
     }
-    const { bytesRead } = await fh.read(state.buf, carry, state.buf.length - carry, state.base + carry);
+    const { bytesRead } = await fh.read(state.buf, carry, chunkSize, state.base + carry);
     const filled = carry + bytesRead;
     if (first && filled >= 3 && state.buf.subarray(0, 3).equals(BOM)) state.bomLength = 3;
     if (first && bytesRead > 0) first = false;

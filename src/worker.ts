@@ -1,0 +1,103 @@
+/**
+ * Cloudflare Workers entry: builds the app's dependencies from the Worker's bindings and hands requests to
+ * the same Hono app that runs on Node. Thin on purpose (DESIGN: entries are thin).
+ *
+ * Only runtime-neutral modules may be imported from here: `@libsql/client/web` (HTTP, no native code),
+ * `db/database.ts` (not `db/client.ts`, which opens files), and no `node:` module. `npm run build:worker`
+ * bundles this file the way `wrangler deploy` does and fails if something node-only slips in.
+ *
+ * Migrations do not run here (the migrator reads drizzle/ from disk): apply them before deploying, see the
+ * README ("workers" section).
+ */
+import { createClient } from "@libsql/client/web";
+import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
+import type { Hono } from "hono";
+import pkg from "../package.json" with { type: "json" };
+import { type CreateAppDeps, createApp } from "./app.js";
+import { databaseFromClient } from "./db/database.js";
+import type { AppEnv } from "./http/context.js";
+import { createJsonLogger } from "./http/logger.js";
+import { parseRateLimit } from "./http/rate-limit.js";
+import { MemoryRateLimiter } from "./http/rate-limit-memory.js";
+import { type RateLimitBinding, workersRateLimiter } from "./http/rate-limit-workers.js";
+
+/** The Worker's bindings (wrangler.toml `[vars]`, secrets, `[[ratelimits]]`). */
+export interface Env {
+  /** libSQL over HTTP: Turso (`libsql://…`), a self-hosted sqld (`https://…`), or `npm run dev`'s endpoint. */
+  LIBSQL_URL?: string;
+  /** Secret (`wrangler secret put LIBSQL_AUTH_TOKEN`): the database's auth token, if it needs one. */
+  LIBSQL_AUTH_TOKEN?: string;
+  /** Comma-separated browser origins allowed on /mcp and /api/v1/mcp besides localhost. */
+  ALLOWED_ORIGINS?: string;
+  /** Requests per minute per token when there is no RATE_LIMITER binding (counted per isolate). */
+  REQLIX_RATE_LIMIT?: string;
+  /** Workers Rate Limiting binding (`[[ratelimits]]` in wrangler.toml); its limit and period live there. */
+  RATE_LIMITER?: RateLimit;
+}
+
+/** Period of the `[[ratelimits]]` binding in wrangler.toml, in seconds (Retry-After when refused). */
+const RATE_LIMIT_PERIOD_SECONDS = 60;
+
+function list(value: string | undefined): string[] {
+  return (value ?? "")
+    .split(",")
+    .map((s) => s.trim())
+    .filter((s) => s !== "");
+}
+
+/** Checks the bindings and builds what `createApp` needs; throws a message that says which binding to fix. */
+export function workerDeps(env: Env): CreateAppDeps {
+  const url = env.LIBSQL_URL?.trim();
+  if (!url) {
+    throw new Error(
+      "LIBSQL_URL is not set: give the Worker the database URL (libsql://… for Turso, https://… for sqld) " +
+        "with `wrangler secret put LIBSQL_URL` or [vars] in wrangler.toml; `npm run dev` sets it for local work.",
+    );
+  }
+  if (!/^(libsql|https?):\/\//i.test(url)) {
+    throw new Error(
+      `LIBSQL_URL must be a libsql://, https:// or http:// URL (a Worker cannot open files), got "${url}".`,
+    );
+  }
+  const logger = createJsonLogger();
+  const client = createClient({
+    url,
+    ...(env.LIBSQL_AUTH_TOKEN ? { authToken: env.LIBSQL_AUTH_TOKEN } : {}),
+  });
+  const rateLimiter = env.RATE_LIMITER
+    ? workersRateLimiter(env.RATE_LIMITER satisfies RateLimitBinding, RATE_LIMIT_PERIOD_SECONDS)
+    : new MemoryRateLimiter({ limit: parseRateLimit(env.REQLIX_RATE_LIMIT) });
+  return {
+    database: databaseFromClient(client, { serializeWrites: true }),
+    logger,
+    version: pkg.version,
+    allowedOrigins: list(env.ALLOWED_ORIGINS),
+    rateLimiter,
+    // The SDK's default validator (ajv) compiles with `new Function`, which workerd forbids (DESIGN).
+    jsonSchemaValidator: new CfWorkerJsonSchemaValidator(),
+  };
+}
+
+// One app per isolate: bindings do not change within an isolate, and building the app (registry schemas,
+// the libSQL client) per request would waste the CPU a Worker is billed for.
+let cached: Hono<AppEnv> | undefined;
+
+function app(env: Env): Hono<AppEnv> {
+  cached ??= createApp(workerDeps(env));
+  return cached;
+}
+
+export default {
+  async fetch(request, env, ctx) {
+    let instance: Hono<AppEnv>;
+    try {
+      instance = app(env);
+    } catch (error) {
+      // A misconfigured Worker says what to fix instead of an opaque 500 (the message names no secret).
+      const message = error instanceof Error ? error.message : String(error);
+      console.error(JSON.stringify({ level: "error", msg: "worker configuration", error: message }));
+      return Response.json({ error: "misconfigured", message }, { status: 500 });
+    }
+    return instance.fetch(request, env, ctx);
+  },
+} satisfies ExportedHandler<Env>;

@@ -1,0 +1,84 @@
+/**
+ * The real Worker under `wrangler dev` (local mode, workerd, offline) over the local libSQL endpoint, on a
+ * freshly migrated and bootstrapped database in a temp folder: exactly what `npm run dev` runs, with a
+ * token known to the test. Reusable by end-to-end tests: keep this interface stable.
+ *
+ *   const worker = await startWorker();   // { url, token, libsqlUrl, dbFile, output, close }
+ *   await fetch(`${worker.url}/healthz`);
+ *   await worker.close();                 // stops wrangler + workerd (process group), the endpoint, temp files
+ */
+import { join } from "node:path";
+import { prepareDevDatabase } from "../../src/cli/libsql-dev-database.js";
+import { type LibsqlDevServer, startLibsqlDevServer } from "../../src/cli/libsql-dev-server.js";
+import { freePort, startWranglerDev, type WranglerDev } from "../../src/cli/libsql-dev-wrangler.js";
+import { generateToken } from "../../src/core/tokens.js";
+import { tempDir } from "./companion.js";
+
+export interface StartedWorker {
+  /** Base URL of the Worker, e.g. `http://127.0.0.1:41234`. */
+  url: string;
+  /** Token of the instance owner `admin` (role admin in workspace `default`). */
+  token: string;
+  /** URL of the local libSQL endpoint the Worker uses (LIBSQL_URL). */
+  libsqlUrl: string;
+  /** The embedded database file behind the endpoint. */
+  dbFile: string;
+  /** wrangler's output so far (for failure messages). */
+  output(): string;
+  close(): Promise<void>;
+}
+
+export interface StartWorkerOptions {
+  /** How long to wait for `/healthz` (wrangler + workerd start slowly on a loaded 2-core machine). */
+  readyTimeoutMs?: number;
+  /** Extra `--var` bindings for the Worker (e.g. ALLOWED_ORIGINS). */
+  vars?: Record<string, string>;
+}
+
+export async function startWorker(options: StartWorkerOptions = {}): Promise<StartedWorker> {
+  const dir = await tempDir("reqlix-worker-");
+  const dbFile = join(dir.path, "worker.db");
+  const token = generateToken();
+  let endpoint: LibsqlDevServer | undefined;
+  let wrangler: WranglerDev | undefined;
+  const cleanup = async () => {
+    await wrangler?.stop();
+    await endpoint?.close();
+    await dir.cleanup();
+  };
+  try {
+    await prepareDevDatabase(dbFile, { bootstrapToken: token });
+    endpoint = await startLibsqlDevServer({ file: dbFile, port: 0 });
+    // The port is free when asked; if another process takes it before wrangler binds, try another one.
+    for (let attempt = 1; ; attempt++) {
+      wrangler = startWranglerDev({
+        port: await freePort(),
+        vars: { LIBSQL_URL: endpoint.url, ...options.vars },
+        persistTo: join(dir.path, "wrangler-state"),
+        stdio: "pipe",
+      });
+      try {
+        await wrangler.ready(options.readyTimeoutMs ?? 150_000);
+        break;
+      } catch (error) {
+        const clash = /EADDRINUSE|address already in use/i.test(wrangler.output());
+        await wrangler.stop();
+        wrangler = undefined;
+        if (!clash || attempt >= 3) throw error;
+      }
+    }
+  } catch (error) {
+    await cleanup();
+    throw error;
+  }
+  const started = wrangler;
+  const libsql = endpoint;
+  return {
+    url: started.url,
+    token,
+    libsqlUrl: libsql.url,
+    dbFile,
+    output: () => started.output(),
+    close: cleanup,
+  };
+}

@@ -1,0 +1,105 @@
+/**
+ * The real Worker (src/worker.ts under `wrangler dev`, i.e. workerd) over the local libSQL endpoint: the
+ * runtime differences that vitest on Node cannot see (no `new Function`, web-only libSQL client, bindings)
+ * show up here.
+ */
+import { createClient } from "@libsql/client";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type StartedWorker, startWorker } from "../helpers/workers.js";
+
+let worker: StartedWorker;
+
+beforeAll(async () => {
+  worker = await startWorker();
+}, 240_000);
+
+afterAll(async () => {
+  await worker?.close();
+}, 60_000);
+
+async function rpc(body: unknown, token?: string): Promise<Response> {
+  return fetch(`${worker.url}/api/v1/mcp`, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+    },
+    body: JSON.stringify(body),
+  });
+}
+
+describe("the Worker under wrangler dev", () => {
+  it("answers /healthz from the database behind LIBSQL_URL", async () => {
+    const res = await fetch(`${worker.url}/healthz`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("x-request-id")).toBeTruthy();
+    const body = (await res.json()) as { status: string; version: string };
+    expect(body.status).toBe("ok");
+    expect(body.version).toMatch(/^\d+\.\d+\.\d+/);
+  });
+
+  it("authenticates JSON-RPC calls with a token registered in the database", async () => {
+    const ok = await rpc({ jsonrpc: "2.0", id: 1, method: "ping" }, worker.token);
+    expect(ok.status).toBe(200);
+    expect(await ok.json()).toEqual({ jsonrpc: "2.0", id: 1, result: {} });
+
+    const missing = await rpc({ jsonrpc: "2.0", id: 2, method: "ping" });
+    expect(missing.status).toBe(401);
+    expect(missing.headers.get("www-authenticate")).toBe('Bearer realm="reqlix"');
+
+    const unknown = await rpc({ jsonrpc: "2.0", id: 3, method: "ping" }, `rqx_${"x".repeat(40)}`);
+    expect(unknown.status).toBe(401);
+  });
+
+  it("writes through the Worker's libSQL client: the token's last_used_at lands in the embedded file", async () => {
+    const res = await rpc({ jsonrpc: "2.0", id: 5, method: "ping" }, worker.token);
+    expect(res.status).toBe(200);
+    const file = createClient({ url: `file:${worker.dbFile}` });
+    try {
+      // The touch may finish after the response (waitUntil): poll briefly.
+      let lastUsed: unknown = null;
+      for (let i = 0; i < 50 && lastUsed === null; i++) {
+        const rs = await file.execute("SELECT last_used_at FROM tokens WHERE name = 'bootstrap'");
+        lastUsed = rs.rows[0]?.last_used_at ?? null;
+        if (lastUsed === null) await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(typeof lastUsed).toBe("string");
+      expect(Number.isNaN(Date.parse(String(lastUsed)))).toBe(false);
+    } finally {
+      file.close();
+    }
+  });
+
+  it("serves /mcp to the SDK client: initialize, tools/list, tools/call (Workers-safe JSON-schema validator)", async () => {
+    const client = new Client({ name: "reqlix-worker-test", version: "1.0.0" });
+    const transport = new StreamableHTTPClientTransport(new URL(`${worker.url}/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${worker.token}` } },
+    });
+    await client.connect(transport);
+    try {
+      expect(client.getServerVersion()?.name).toBe("reqlix");
+      const { tools } = await client.listTools();
+      const names = tools.map((t) => t.name);
+      expect(names).toContain("get_user_story_requirements");
+      const tool = tools.find((t) => t.name === "get_user_story_requirements");
+      expect(tool?.inputSchema.properties).toHaveProperty("user_story");
+
+      const invalid = await client.callTool({
+        name: "get_user_story_requirements",
+        arguments: { user_story: "story 7" },
+      });
+      expect(invalid.isError).toBe(true);
+      expect(JSON.stringify(invalid.content)).toContain("Invalid user story reference ID format");
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("refuses /mcp without a token", async () => {
+    const client = new Client({ name: "reqlix-worker-test", version: "1.0.0" });
+    const transport = new StreamableHTTPClientTransport(new URL(`${worker.url}/mcp`));
+    await expect(client.connect(transport)).rejects.toThrow(/401|Unauthorized/i);
+  });
+});

@@ -10,16 +10,18 @@ const STOPWORDS = new Set(
   ),
 );
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the ASCII range is the point
+const NON_ASCII = /[^\u0000-\u007f]/;
+const SEPARATORS = /[^\p{L}\p{N}]+/u;
+
 /** Lowercase words of letters and digits, accents folded; one-letter words and stopwords dropped. */
 export function tokenize(text: string): string[] {
-  const folded = text
-    .toLowerCase()
-    .normalize("NFKD")
-    .replace(/\p{M}+/gu, "");
+  const lower = text.toLowerCase();
+  // Folding accents is only needed, and only paid for, when the text is not plain ASCII.
+  const folded = NON_ASCII.test(lower) ? lower.normalize("NFKD").replace(/\p{M}+/gu, "") : lower;
   const out: string[] = [];
-  for (const match of folded.matchAll(/[\p{L}\p{N}]+/gu)) {
-    const word = match[0];
-    if (word.length < 2 && !/\d/.test(word)) continue;
+  for (const word of folded.split(SEPARATORS)) {
+    if (word.length < 2 && !(word.length === 1 && word >= "0" && word <= "9")) continue;
     if (STOPWORDS.has(word)) continue;
     out.push(word);
   }
@@ -43,8 +45,14 @@ export interface Bm25Hit<M> {
   score: number;
 }
 
+interface Posting {
+  slots: number[];
+  /** Weighted term frequency, parallel to `slots`. */
+  tfs: number[];
+}
+
 export class Bm25Index<M> {
-  private readonly postings = new Map<string, Map<number, number>>();
+  private readonly postings = new Map<string, Posting>();
   private readonly slots = new Map<string, number>();
   private readonly keys: (string | undefined)[] = [];
   private readonly metas: (M | undefined)[] = [];
@@ -73,12 +81,13 @@ export class Bm25Index<M> {
     const slot = this.free.pop() ?? this.keys.length;
     let length = 0;
     for (const [term, tf] of counts) {
-      let posting = this.postings.get(term);
-      if (!posting) {
-        posting = new Map();
-        this.postings.set(term, posting);
+      const posting = this.postings.get(term);
+      if (posting) {
+        posting.slots.push(slot);
+        posting.tfs.push(tf);
+      } else {
+        this.postings.set(term, { slots: [slot], tfs: [tf] });
       }
-      posting.set(slot, tf);
       length += tf;
     }
     this.slots.set(key, slot);
@@ -89,13 +98,21 @@ export class Bm25Index<M> {
     this.totalLength += length;
   }
 
+  /** O(postings of the document's terms): meant for the few files a sync changes. */
   remove(key: string): void {
     const slot = this.slots.get(key);
     if (slot === undefined) return;
     for (const term of this.terms[slot] ?? []) {
       const posting = this.postings.get(term);
-      posting?.delete(slot);
-      if (posting && posting.size === 0) this.postings.delete(term);
+      if (!posting) continue;
+      const i = posting.slots.indexOf(slot);
+      if (i === -1) continue;
+      const last = posting.slots.length - 1;
+      posting.slots[i] = posting.slots[last] as number;
+      posting.tfs[i] = posting.tfs[last] as number;
+      posting.slots.pop();
+      posting.tfs.pop();
+      if (posting.slots.length === 0) this.postings.delete(term);
     }
     this.totalLength -= this.lengths[slot] ?? 0;
     this.slots.delete(key);
@@ -111,22 +128,26 @@ export class Bm25Index<M> {
     const n = this.slots.size;
     if (n === 0) return [];
     const avgLength = this.totalLength / n || 1;
-    const scores = new Map<number, number>();
+    const scores = new Float64Array(this.keys.length);
+    const touched: number[] = [];
     for (const term of new Set(tokenize(query))) {
       const posting = this.postings.get(term);
       if (!posting) continue;
-      const idf = Math.log(1 + (n - posting.size + 0.5) / (posting.size + 0.5));
-      for (const [slot, tf] of posting) {
-        const length = this.lengths[slot] ?? 0;
-        const score = (idf * tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * length) / avgLength));
-        scores.set(slot, (scores.get(slot) ?? 0) + score);
+      const df = posting.slots.length;
+      const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
+      for (let i = 0; i < df; i++) {
+        const slot = posting.slots[i] as number;
+        const tf = posting.tfs[i] as number;
+        const norm = K1 * (1 - B + (B * (this.lengths[slot] ?? 0)) / avgLength);
+        if (scores[slot] === 0) touched.push(slot);
+        scores[slot] = (scores[slot] as number) + (idf * tf * (K1 + 1)) / (tf + norm);
       }
     }
     const hits: Bm25Hit<M>[] = [];
-    for (const [slot, score] of scores) {
+    for (const slot of touched) {
       const meta = this.metas[slot] as M;
       if (filter && !filter(meta)) continue;
-      hits.push({ key: this.keys[slot] as string, meta, score });
+      hits.push({ key: this.keys[slot] as string, meta, score: scores[slot] as number });
     }
     hits.sort((a, b) => b.score - a.score || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
     return hits.slice(0, limit);

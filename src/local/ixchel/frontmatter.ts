@@ -69,7 +69,10 @@ function parseYaml(split: SplitFile): Document {
   const doc = parseDocument(split.yaml, { uniqueKeys: true, prettyErrors: false, strict: true });
   const error = doc.errors[0];
   if (error) {
-    const yamlLine = error.linePos?.[0]?.line ?? 1;
+    const offset = Math.min(error.pos[0], split.yaml.length);
+    let yamlLine = 1;
+    for (let i = split.yaml.indexOf("\n"); i !== -1 && i < offset; i = split.yaml.indexOf("\n", i + 1))
+      yamlLine++;
     const message = error.message.split("\n")[0] ?? error.message;
     throw new FrontmatterError(`invalid YAML in frontmatter: ${message}`, split.yamlLine + yamlLine - 1);
   }

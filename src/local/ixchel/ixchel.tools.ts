@@ -215,7 +215,7 @@ export function ixchelRegistry(environment: LocalEnvironment): Registry<LocalCon
       output: createOutput,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
       handler: ({ repo, ...input }, ctx) =>
-        service.withSyncedStore(repo, ctx, (store) => createEntity(store, input)),
+        service.withSyncedStore(repo, ctx, (store) => createEntity(store, input), "write"),
     }),
     tool({
       name: "ixchel_link",
@@ -226,7 +226,7 @@ export function ixchelRegistry(environment: LocalEnvironment): Registry<LocalCon
       output: linkOutput,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
       handler: ({ repo, ...input }, ctx) =>
-        service.withSyncedStore(repo, ctx, (store) => linkEntities(store, input)),
+        service.withSyncedStore(repo, ctx, (store) => linkEntities(store, input), "write"),
     }),
     tool({
       name: "ixchel_unlink",
@@ -237,7 +237,7 @@ export function ixchelRegistry(environment: LocalEnvironment): Registry<LocalCon
       output: linkOutput,
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false },
       handler: ({ repo, ...input }, ctx) =>
-        service.withSyncedStore(repo, ctx, (store) => unlinkEntities(store, input)),
+        service.withSyncedStore(repo, ctx, (store) => unlinkEntities(store, input), "write"),
     }),
     tool({
       name: "ixchel_check",

@@ -28,17 +28,19 @@ export class IxchelService {
   }
 
   /**
-   * Runs `fn` on the repository's store, alone, after an incremental sync: every tool sees the markdown as it
-   * is now, without an explicit ixchel_sync first.
+   * Runs `fn` on the repository's store, alone, after an incremental sync, so no tool needs an explicit
+   * ixchel_sync first. Reads accept a sync from moments ago (IxchelStore.syncIfStale); writes always re-sync.
    */
   withSyncedStore<T>(
     repo: string | undefined,
     ctx: LocalContext,
     fn: (store: IxchelStore) => T | Promise<T>,
+    mode: "read" | "write" = "read",
   ): Promise<T> {
     const store = this.storeFor(repo, ctx);
     return store.exclusive(async () => {
-      await store.sync({ signal: ctx.signal });
+      if (mode === "write") await store.sync({ signal: ctx.signal });
+      else await store.syncIfStale({ signal: ctx.signal });
       return fn(store);
     });
   }

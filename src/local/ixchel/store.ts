@@ -40,6 +40,8 @@ export interface Located {
  */
 const RACY_MS = 2000;
 const PROGRESS_EVERY = 500;
+const FRESH_FACTOR = 10;
+const MAX_FRESH_MS = 2000;
 
 export interface LexicalMeta {
   id: string;
@@ -55,6 +57,8 @@ export class IxchelStore {
   private queue: Promise<unknown> = Promise.resolve();
   /** Bumped on every change, so derived data (embeddings) knows when to look again. */
   generation = 0;
+  private lastSyncEnd = 0;
+  private lastSyncMs = 0;
 
   constructor(
     readonly root: string,
@@ -70,8 +74,20 @@ export class IxchelStore {
     return run;
   }
 
+  /**
+   * Syncs unless the last sync ended very recently, measured against how long a sync takes here: a small
+   * graph (a sync of a millisecond) is re-read on every call, a graph of 10,000 files at most every few
+   * hundred milliseconds, so checking for changes costs at most about a tenth of the time between calls.
+   */
+  async syncIfStale(options: SyncOptions = {}): Promise<SyncResult | undefined> {
+    const window = Math.min(MAX_FRESH_MS, FRESH_FACTOR * this.lastSyncMs);
+    if (this.loaded && performance.now() - this.lastSyncEnd < window) return undefined;
+    return this.sync(options);
+  }
+
   /** Brings the store up to date with the markdown (AC-002.1): only new or changed files are parsed. */
   async sync(options: SyncOptions = {}): Promise<SyncResult> {
+    const started = performance.now();
     if (!this.loaded) {
       this.files = loadIndexCache(this.dir, this.log) ?? new Map();
       this.loaded = true;
@@ -143,9 +159,13 @@ export class IxchelStore {
     if (changed.length > 0) {
       this.generation++;
       this.rebuildIds();
+      // Removal from postings is per document: past a tenth of the graph, rebuilding on next use is cheaper.
+      if (this.lexical && changed.length > Math.max(100, this.lexical.size / 10)) this.lexical = undefined;
       if (this.lexical) for (const rel of changed) this.reindex(this.lexical, rel);
     }
     if (dirty || changed.length > 0) saveIndexCache(this.dir, this.files, this.log);
+    this.lastSyncEnd = performance.now();
+    this.lastSyncMs = this.lastSyncEnd - started;
     await options.progress?.(total, total, `synced ${total} files`);
     return result;
   }

@@ -16,14 +16,16 @@ import { jsonRpcRoute } from "./http/jsonrpc-route.js";
 import { mcpRoute } from "./http/mcp-route.js";
 import { onError } from "./http/on-error.js";
 import { originCheck } from "./http/origin-check.js";
+import { rateLimitFailedAuth } from "./http/rate-limit.js";
 import { requestId } from "./http/request-id.js";
 
 type FaceDeps = Parameters<typeof mcpRoute>[0] & Parameters<typeof jsonRpcRoute>[0];
 /** AppDeps, plus whatever else the MCP faces accept (e.g. the Worker's JSON-schema validator). */
 export type CreateAppDeps = AppDeps & Omit<FaceDeps, keyof AppDeps>;
 
-const MCP_PATHS = ["/mcp", "/mcp/*", "/api/v1/mcp", "/api/v1/mcp/*"];
-const PROTECTED_PATHS = [...MCP_PATHS, "/api/v1/admin", "/api/v1/admin/*"];
+// `/x/*` also matches `/x` in Hono; listing both `/x` and `/x/*` would run each middleware twice on `/x`.
+const MCP_PATHS = ["/mcp/*", "/api/v1/mcp/*"];
+const PROTECTED_PATHS = [...MCP_PATHS, "/api/v1/admin/*"];
 
 export function createApp(deps: CreateAppDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
@@ -36,6 +38,11 @@ export function createApp(deps: CreateAppDeps): Hono<AppEnv> {
     logger: deps.logger,
   });
   for (const path of MCP_PATHS) app.use(path, checkOrigin);
+  // Per-IP limit for callers that fail auth (per-token limits run inside the face routes).
+  if (deps.rateLimiter) {
+    const failedAuth = rateLimitFailedAuth({ limiter: deps.rateLimiter, logger: deps.logger });
+    for (const path of MCP_PATHS) app.use(path, failedAuth);
+  }
   const auth = requireToken({
     database: deps.database,
     logger: deps.logger,

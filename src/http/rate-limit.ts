@@ -71,3 +71,47 @@ export function rateLimit(options: { limiter: RateLimiter; logger?: Logger }): M
     return next();
   };
 }
+
+/**
+ * The per-IP limit for unauthenticated callers (jsonrpc-api 4.7, 4.8): mounted before auth, it counts the
+ * requests that auth refused (401) per client address; once an address is over the limit, its requests are
+ * refused with 429 before auth runs, until the engine's Retry-After has passed. Authenticated traffic is
+ * limited per token by `rateLimit` and never counts here.
+ */
+export function rateLimitFailedAuth(options: {
+  limiter: RateLimiter;
+  logger?: Logger;
+  now?: () => number;
+  /** Blocked addresses remembered at most (oldest forgotten first). */
+  maxBlocked?: number;
+}): MiddlewareHandler<AppEnv> {
+  const { limiter, logger } = options;
+  const now = options.now ?? Date.now;
+  const maxBlocked = options.maxBlocked ?? 10_000;
+  const blockedUntil = new Map<string, number>();
+  return async function failedAuthLimitMiddleware(c, next) {
+    const key = `ip:${clientAddress(c)}`;
+    const until = blockedUntil.get(key);
+    if (until !== undefined) {
+      const wait = until - now();
+      if (wait > 0) return rateLimitedResponse(Math.ceil(wait / 1000));
+      blockedUntil.delete(key);
+    }
+    await next();
+    if (c.res.status !== 401) return;
+    try {
+      const verdict = await limiter.hit(key);
+      if (!verdict.ok) {
+        if (blockedUntil.size >= maxBlocked) blockedUntil.delete(blockedUntil.keys().next().value as string);
+        blockedUntil.set(key, now() + verdict.retryAfterSeconds * 1000);
+        logger?.log("warn", "too many unauthenticated requests; address blocked", {
+          requestId: c.get("requestId"),
+          key,
+          retryAfterSeconds: verdict.retryAfterSeconds,
+        });
+      }
+    } catch (error) {
+      logger?.log("error", "rate limiter failed", { requestId: c.get("requestId"), error: String(error) });
+    }
+  };
+}

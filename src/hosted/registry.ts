@@ -1,29 +1,37 @@
 /**
  * The hosted registry: every tool, resource and prompt the hosted server offers, defined once and served
- * by `/mcp` and `/api/v1/mcp` alike.
+ * by `/mcp` and `/api/v1/mcp` alike (DESIGN: one registry, several faces). Roles are checked inside each
+ * tool (access.ts); workspace scoping inside every repository call.
  */
-import { z } from "zod";
-import { DomainError } from "../core/errors.js";
-import { defineTool, type Registry } from "../core/registry.js";
+import type { Registry } from "../core/registry.js";
+import { acceptanceCriteriaTools } from "./acceptance-criteria.tools.js";
 import type { HostedContext } from "./context.js";
+import { epicTools } from "./epics.tools.js";
+import { HOSTED_INSTRUCTIONS } from "./instructions.js";
+import { hostedPrompts } from "./prompts.js";
+import { relationshipTools } from "./relationships.tools.js";
+import { requirementTools } from "./requirements.tools.js";
+import { hostedResources } from "./resources.js";
+import { searchTools } from "./search.tools.js";
+import { typeTools } from "./types.tools.js";
+import { userStoryTools } from "./user-stories.tools.js";
+import { getUserStoryRequirementsTool } from "./user-story-requirements.tool.js";
 
-const getUserStoryRequirements = defineTool<HostedContext, z.ZodObject<{ user_story: z.ZodString }>, never>({
-  name: "get_user_story_requirements",
-  title: "Get user story requirements",
-  description: "Get all requirements linked to a specific user story",
-  input: z.object({
-    user_story: z
-      .string()
-      .regex(/^US-\d+$/, "Invalid user story reference ID format")
-      .describe("User story reference ID (e.g., 'US-047')"),
-  }),
-  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  handler() {
-    throw new DomainError("unavailable", "Not implemented yet");
-  },
-});
+export type { HostedContext } from "./context.js";
 
 export const hostedRegistry: Registry<HostedContext> = {
   name: "hosted",
-  tools: [getUserStoryRequirements],
+  tools: [
+    ...searchTools,
+    ...epicTools,
+    ...userStoryTools,
+    getUserStoryRequirementsTool,
+    ...requirementTools,
+    ...acceptanceCriteriaTools,
+    ...relationshipTools,
+    ...typeTools,
+  ],
+  resources: hostedResources,
+  prompts: hostedPrompts,
+  instructions: HOSTED_INSTRUCTIONS,
 };

@@ -1,0 +1,89 @@
+/**
+ * Domain types of the hosted requirements store, as repositories return them and tools show them.
+ * Field names are the wire names (snake_case): the spec's fields for requirements (reference_id, type_name,
+ * creator_username, assignee_username, …) are used for every entity so a model meets one vocabulary.
+ */
+export const ENTITY_STATUSES = ["Backlog", "Draft", "In Progress", "Done", "Cancelled"] as const;
+export const REQUIREMENT_STATUSES = ["Draft", "Active", "Obsolete"] as const;
+export type EntityStatus = (typeof ENTITY_STATUSES)[number];
+export type RequirementStatus = (typeof REQUIREMENT_STATUSES)[number];
+
+/** 1 = Critical, 2 = High, 3 = Medium, 4 = Low. */
+export type Priority = 1 | 2 | 3 | 4;
+export const PRIORITY_NAMES: Record<number, string> = { 1: "Critical", 2: "High", 3: "Medium", 4: "Low" };
+export const DEFAULT_PRIORITY = 3;
+
+export interface Epic {
+  reference_id: string;
+  title: string;
+  description: string;
+  status: EntityStatus;
+  priority: number;
+  creator_username: string | null;
+  assignee_username: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface UserStory {
+  reference_id: string;
+  /** Reference id of the epic it belongs to. */
+  epic_id: string;
+  title: string;
+  description: string;
+  status: EntityStatus;
+  priority: number;
+  creator_username: string | null;
+  assignee_username: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface Requirement {
+  reference_id: string;
+  /** Reference id of the user story it belongs to. */
+  user_story_id: string;
+  title: string;
+  description: string;
+  status: RequirementStatus;
+  priority: number;
+  /** The requirement type's name, never its internal id (user-story spec, criterion 9). */
+  type_name: string;
+  creator_username: string | null;
+  assignee_username: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface AcceptanceCriterion {
+  reference_id: string;
+  user_story_id: string;
+  title: string;
+  description: string;
+  creator_username: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface Relationship {
+  source_requirement_id: string;
+  target_requirement_id: string;
+  relationship_type: string;
+  creator_username: string | null;
+  created_at: string;
+}
+
+export interface NamedType {
+  name: string;
+  description: string;
+}
+
+/** Optional fields of an update: `undefined` leaves a field alone; `null` clears an optional one. */
+export interface EntityPatch {
+  title?: string;
+  description?: string;
+  priority?: number;
+  assignee?: string | null;
+  /** Refuse the update when the stored `updated_at` differs (someone else changed it meanwhile). */
+  expected_updated_at?: string;
+}

@@ -1,0 +1,145 @@
+/**
+ * Acceptance criteria (AC-001): the testable conditions of a user story. Scoped by workspace.
+ */
+import { and, asc, eq, inArray, sql } from "drizzle-orm";
+import type { AcceptanceCriterion } from "../core/domain.js";
+import { DomainError } from "../core/errors.js";
+import { nextReference } from "./counters.repo.js";
+import type { Executor, Tx } from "./database.js";
+import { type Actor, checkExpected, creators, iso, nextUpdatedAt } from "./entity-support.js";
+import { acceptanceCriteria, userStories } from "./schema.js";
+import { findUserStoryRow, userStoryNotFound } from "./user-stories.repo.js";
+
+const columns = {
+  id: acceptanceCriteria.id,
+  reference_id: acceptanceCriteria.referenceId,
+  user_story_id: userStories.referenceId,
+  title: acceptanceCriteria.title,
+  description: acceptanceCriteria.description,
+  creator_username: creators.username,
+  created_at: acceptanceCriteria.createdAt,
+  updated_at: acceptanceCriteria.updatedAt,
+};
+
+type Row = AcceptanceCriterion & { id: number };
+
+function select(ex: Executor) {
+  return ex
+    .select(columns)
+    .from(acceptanceCriteria)
+    .innerJoin(userStories, eq(userStories.id, acceptanceCriteria.userStoryId))
+    .leftJoin(creators, eq(creators.id, acceptanceCriteria.creatorId));
+}
+
+function toCriterion({ id: _id, ...criterion }: Row): AcceptanceCriterion {
+  return criterion;
+}
+
+export function criterionNotFound(referenceId: string): DomainError {
+  return DomainError.notFound(
+    `Acceptance criterion not found: ${referenceId}. Call get_user_story or epic_hierarchy to see a story's criteria.`,
+    referenceId,
+  );
+}
+
+/** A short title from the criterion's text: its first line, cut at a word near 80 characters. */
+export function titleFromDescription(description: string): string {
+  const line = (description.trim().split("\n")[0] ?? "").trim();
+  if (line.length <= 80) return line;
+  const cut = line.slice(0, 80);
+  const space = cut.lastIndexOf(" ");
+  return `${(space > 40 ? cut.slice(0, space) : cut).trimEnd()}…`;
+}
+
+export async function getAcceptanceCriterion(
+  ex: Executor,
+  workspaceId: number,
+  referenceId: string,
+): Promise<AcceptanceCriterion> {
+  const rows = await select(ex)
+    .where(
+      and(eq(acceptanceCriteria.workspaceId, workspaceId), eq(acceptanceCriteria.referenceId, referenceId)),
+    )
+    .limit(1);
+  if (!rows[0]) throw criterionNotFound(referenceId);
+  return toCriterion(rows[0]);
+}
+
+export interface NewAcceptanceCriterion {
+  user_story_id: string;
+  description: string;
+  title?: string;
+}
+
+export async function createAcceptanceCriterion(
+  tx: Tx,
+  workspaceId: number,
+  input: NewAcceptanceCriterion,
+  actor: Actor,
+): Promise<AcceptanceCriterion> {
+  const story = await findUserStoryRow(tx, workspaceId, input.user_story_id);
+  if (!story) throw userStoryNotFound(input.user_story_id);
+  const referenceId = await nextReference(tx, workspaceId, "AC");
+  const stamp = iso(actor.now);
+  await tx.insert(acceptanceCriteria).values({
+    workspaceId,
+    referenceId,
+    userStoryId: story.id,
+    title: input.title ?? titleFromDescription(input.description),
+    description: input.description,
+    creatorId: actor.userId,
+    createdAt: stamp,
+    updatedAt: stamp,
+  });
+  return getAcceptanceCriterion(tx, workspaceId, referenceId);
+}
+
+export interface AcceptanceCriterionPatch {
+  description?: string;
+  title?: string;
+  expected_updated_at?: string;
+}
+
+export async function updateAcceptanceCriterion(
+  tx: Tx,
+  workspaceId: number,
+  referenceId: string,
+  patch: AcceptanceCriterionPatch,
+  actor: Actor,
+): Promise<AcceptanceCriterion> {
+  const current = await getAcceptanceCriterion(tx, workspaceId, referenceId);
+  checkExpected(referenceId, current.updated_at, patch.expected_updated_at);
+  // A new text without a new title re-derives the title, so the two never disagree.
+  const title =
+    patch.title ?? (patch.description !== undefined ? titleFromDescription(patch.description) : undefined);
+  await tx
+    .update(acceptanceCriteria)
+    .set({
+      ...(patch.description !== undefined ? { description: patch.description } : {}),
+      ...(title !== undefined ? { title } : {}),
+      revision: sql`${acceptanceCriteria.revision} + 1`,
+      updatedAt: nextUpdatedAt(current.updated_at, actor.now),
+    })
+    .where(
+      and(eq(acceptanceCriteria.workspaceId, workspaceId), eq(acceptanceCriteria.referenceId, referenceId)),
+    );
+  return getAcceptanceCriterion(tx, workspaceId, referenceId);
+}
+
+/** Criteria of the given stories, in creation order. */
+export async function criteriaOfUserStories(
+  ex: Executor,
+  workspaceId: number,
+  storyRowIds: number[],
+): Promise<AcceptanceCriterion[]> {
+  if (storyRowIds.length === 0) return [];
+  const rows = await select(ex)
+    .where(
+      and(
+        eq(acceptanceCriteria.workspaceId, workspaceId),
+        inArray(acceptanceCriteria.userStoryId, storyRowIds),
+      ),
+    )
+    .orderBy(asc(acceptanceCriteria.id));
+  return rows.map(toCriterion);
+}

@@ -1,0 +1,145 @@
+/**
+ * What the entity repositories share: timestamps, optimistic concurrency, member lookup and list cursors.
+ * Kept apart from any one aggregate so each `*.repo.ts` stays small.
+ */
+import { and, eq, sql } from "drizzle-orm";
+import { alias } from "drizzle-orm/sqlite-core";
+import { DomainError } from "../core/errors.js";
+import type { Executor } from "./database.js";
+import { memberships, users } from "./schema.js";
+
+export const creators = alias(users, "creators");
+export const assignees = alias(users, "assignees");
+
+/** Who performs a write, and when. */
+export interface Actor {
+  userId: number;
+  now: Date;
+}
+
+export function iso(date: Date): string {
+  return date.toISOString();
+}
+
+/**
+ * `updated_at` of a row being updated: the clock, but always after the stored value, so two updates in
+ * the same millisecond still give different stamps and `expected_updated_at` keeps detecting stale writes.
+ */
+export function nextUpdatedAt(previous: string, now: Date): string {
+  const prev = Date.parse(previous);
+  const t = Number.isNaN(prev) || now.getTime() > prev ? now.getTime() : prev + 1;
+  return new Date(t).toISOString();
+}
+
+/** Refuses a write based on an outdated read (DESIGN: conflict → -32009). */
+export function checkExpected(referenceId: string, stored: string, expected: string | undefined): void {
+  if (expected === undefined || expected === stored) return;
+  throw DomainError.conflict(
+    `${referenceId} was changed by someone else (updated_at is now ${stored}, you expected ${expected}). ` +
+      `Read it again, re-apply your change to the current version, and pass the new updated_at.`,
+    { reference_id: referenceId, updated_at: stored },
+  );
+}
+
+/** The id of a member of the workspace by username (case-insensitive); invalid_input naming `field` otherwise. */
+export async function memberIdByUsername(
+  ex: Executor,
+  workspaceId: number,
+  username: string,
+  field = "assignee",
+): Promise<number> {
+  const rows = await ex
+    .select({ id: users.id })
+    .from(users)
+    .innerJoin(memberships, and(eq(memberships.userId, users.id), eq(memberships.workspaceId, workspaceId)))
+    .where(sql`lower(${users.username}) = lower(${username})`)
+    .limit(1);
+  const id = rows[0]?.id;
+  if (id === undefined) {
+    throw DomainError.invalid(
+      `No member of this workspace is called "${username}". Pass the username of a workspace member, or omit ${field}.`,
+      [{ field, message: `unknown member "${username}"` }],
+    );
+  }
+  return id;
+}
+
+/** `null` clears, `undefined` leaves alone, a username resolves to a member id. */
+export async function assigneePatch(
+  ex: Executor,
+  workspaceId: number,
+  assignee: string | null | undefined,
+): Promise<{ assigneeId?: number | null }> {
+  if (assignee === undefined) return {};
+  if (assignee === null) return { assigneeId: null };
+  return { assigneeId: await memberIdByUsername(ex, workspaceId, assignee) };
+}
+
+/** A page of a list and the cursor of the next page (absent on the last page). */
+export interface Page<T> {
+  items: T[];
+  next_cursor?: string;
+}
+
+/**
+ * List cursors are opaque to callers: base64url JSON of the last row id seen, tagged with the list they
+ * belong to so a cursor from another list or filter is refused instead of silently misread.
+ */
+export function encodeCursor(tag: string, key: unknown): string {
+  return toBase64Url(JSON.stringify({ t: tag, k: key }));
+}
+
+// Web APIs only (btoa/atob): the same code runs on Node and in workerd without Buffer.
+function toBase64Url(text: string): string {
+  const bytes = new TextEncoder().encode(text);
+  let binary = "";
+  for (const b of bytes) binary += String.fromCharCode(b);
+  return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
+function fromBase64Url(text: string): string {
+  const binary = atob(text.replace(/-/g, "+").replace(/_/g, "/"));
+  return new TextDecoder().decode(Uint8Array.from(binary, (c) => c.charCodeAt(0)));
+}
+
+export function decodeCursor<K>(
+  tag: string,
+  cursor: string | undefined,
+  isKey: (k: unknown) => k is K,
+): K | undefined {
+  if (cursor === undefined) return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(fromBase64Url(cursor));
+  } catch {
+    parsed = undefined;
+  }
+  const obj = parsed as { t?: unknown; k?: unknown } | undefined;
+  if (!obj || obj.t !== tag || !isKey(obj.k)) {
+    throw DomainError.invalid(
+      "This cursor does not belong to this list or these filters. Pass next_cursor exactly as the previous call returned it, with the same filters, or omit cursor to start over.",
+      [{ field: "cursor", message: "not a cursor of this query" }],
+    );
+  }
+  return obj.k;
+}
+
+export const isPositiveInt = (k: unknown): k is number =>
+  typeof k === "number" && Number.isSafeInteger(k) && k > 0;
+
+/** Builds a page from `limit + 1` rows fetched in key order. */
+export function pageOf<R, T>(
+  rows: R[],
+  limit: number,
+  map: (r: R) => T,
+  key: (r: R) => unknown,
+  tag: string,
+): Page<T> {
+  const more = rows.length > limit;
+  const kept = more ? rows.slice(0, limit) : rows;
+  const last = kept[kept.length - 1];
+  return {
+    items: kept.map(map),
+    ...(more && last !== undefined ? { next_cursor: encodeCursor(tag, key(last)) } : {}),
+  };
+}

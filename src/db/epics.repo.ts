@@ -1,0 +1,173 @@
+/**
+ * Epics (EP-001): the top of the hierarchy. Every query is scoped by workspace; an epic of another
+ * workspace is simply not found.
+ */
+import { and, asc, eq, gt, sql } from "drizzle-orm";
+import type { EntityPatch, EntityStatus, Epic } from "../core/domain.js";
+import { DomainError } from "../core/errors.js";
+import { nextReference } from "./counters.repo.js";
+import type { Executor, Tx } from "./database.js";
+import {
+  type Actor,
+  assigneePatch,
+  assignees,
+  checkExpected,
+  creators,
+  decodeCursor,
+  iso,
+  isPositiveInt,
+  memberIdByUsername,
+  nextUpdatedAt,
+  type Page,
+  pageOf,
+} from "./entity-support.js";
+import { epics } from "./schema.js";
+
+const columns = {
+  id: epics.id,
+  reference_id: epics.referenceId,
+  title: epics.title,
+  description: epics.description,
+  status: epics.status,
+  priority: epics.priority,
+  creator_username: creators.username,
+  assignee_username: assignees.username,
+  created_at: epics.createdAt,
+  updated_at: epics.updatedAt,
+};
+
+type Row = Epic & { id: number };
+
+function select(ex: Executor) {
+  return ex
+    .select(columns)
+    .from(epics)
+    .leftJoin(creators, eq(creators.id, epics.creatorId))
+    .leftJoin(assignees, eq(assignees.id, epics.assigneeId));
+}
+
+export function toEpic({ id: _id, ...epic }: Row): Epic {
+  return epic;
+}
+
+/** The stored row (with its internal id) for a normalized reference id, or undefined. */
+export async function findEpicRow(
+  ex: Executor,
+  workspaceId: number,
+  referenceId: string,
+): Promise<Row | undefined> {
+  const rows = await select(ex)
+    .where(and(eq(epics.workspaceId, workspaceId), eq(epics.referenceId, referenceId)))
+    .limit(1);
+  return rows[0];
+}
+
+export async function getEpic(ex: Executor, workspaceId: number, referenceId: string): Promise<Epic> {
+  const row = await findEpicRow(ex, workspaceId, referenceId);
+  if (!row) throw epicNotFound(referenceId);
+  return toEpic(row);
+}
+
+export function epicNotFound(referenceId: string): DomainError {
+  return DomainError.notFound(
+    `Epic not found: ${referenceId}. Call list_epics or search_global to find the right epic id.`,
+    referenceId,
+  );
+}
+
+async function refuseDuplicateTitle(ex: Executor, workspaceId: number, title: string, exceptId?: number) {
+  const rows = await ex
+    .select({ id: epics.id, reference_id: epics.referenceId })
+    .from(epics)
+    .where(and(eq(epics.workspaceId, workspaceId), sql`lower(${epics.title}) = lower(${title})`))
+    .limit(2);
+  const other = rows.find((r) => r.id !== exceptId);
+  if (other) {
+    throw DomainError.conflict(
+      `An epic titled "${title}" already exists: ${other.reference_id}. Update that epic with update_epic, or choose another title.`,
+      { reference_id: other.reference_id },
+    );
+  }
+}
+
+export interface NewEpic {
+  title: string;
+  description?: string;
+  priority?: number;
+  status?: EntityStatus;
+  assignee?: string;
+}
+
+export async function createEpic(tx: Tx, workspaceId: number, input: NewEpic, actor: Actor): Promise<Epic> {
+  await refuseDuplicateTitle(tx, workspaceId, input.title);
+  const assigneeId =
+    input.assignee === undefined ? null : await memberIdByUsername(tx, workspaceId, input.assignee);
+  const referenceId = await nextReference(tx, workspaceId, "EP");
+  const stamp = iso(actor.now);
+  await tx.insert(epics).values({
+    workspaceId,
+    referenceId,
+    title: input.title,
+    description: input.description ?? "",
+    ...(input.status ? { status: input.status } : {}),
+    ...(input.priority ? { priority: input.priority } : {}),
+    creatorId: actor.userId,
+    assigneeId,
+    createdAt: stamp,
+    updatedAt: stamp,
+  });
+  return getEpic(tx, workspaceId, referenceId);
+}
+
+export interface EpicPatch extends EntityPatch {
+  status?: EntityStatus;
+}
+
+export async function updateEpic(
+  tx: Tx,
+  workspaceId: number,
+  referenceId: string,
+  patch: EpicPatch,
+  actor: Actor,
+): Promise<Epic> {
+  const row = await findEpicRow(tx, workspaceId, referenceId);
+  if (!row) throw epicNotFound(referenceId);
+  checkExpected(referenceId, row.updated_at, patch.expected_updated_at);
+  if (patch.title !== undefined) await refuseDuplicateTitle(tx, workspaceId, patch.title, row.id);
+  await tx
+    .update(epics)
+    .set({
+      ...(patch.title !== undefined ? { title: patch.title } : {}),
+      ...(patch.description !== undefined ? { description: patch.description } : {}),
+      ...(patch.priority !== undefined ? { priority: patch.priority } : {}),
+      ...(patch.status !== undefined ? { status: patch.status } : {}),
+      ...(await assigneePatch(tx, workspaceId, patch.assignee)),
+      revision: sql`${epics.revision} + 1`,
+      updatedAt: nextUpdatedAt(row.updated_at, actor.now),
+    })
+    .where(and(eq(epics.workspaceId, workspaceId), eq(epics.id, row.id)));
+  return getEpic(tx, workspaceId, referenceId);
+}
+
+export interface EpicFilter {
+  status?: EntityStatus;
+  limit: number;
+  cursor?: string;
+}
+
+/** Epics in creation order, a page at a time. */
+export async function listEpics(ex: Executor, workspaceId: number, filter: EpicFilter): Promise<Page<Epic>> {
+  const tag = `epics:${filter.status ?? ""}`;
+  const after = decodeCursor(tag, filter.cursor, isPositiveInt);
+  const rows = await select(ex)
+    .where(
+      and(
+        eq(epics.workspaceId, workspaceId),
+        filter.status ? eq(epics.status, filter.status) : undefined,
+        after !== undefined ? gt(epics.id, after) : undefined,
+      ),
+    )
+    .orderBy(asc(epics.id))
+    .limit(filter.limit + 1);
+  return pageOf(rows, filter.limit, toEpic, (r) => r.id, tag);
+}

@@ -1,0 +1,65 @@
+/**
+ * An epic with everything under it, read in four queries whatever its size: the epic, its stories, and the
+ * requirements and acceptance criteria of all those stories at once.
+ */
+
+import { and, eq } from "drizzle-orm";
+import type { AcceptanceCriterion, Epic, Requirement, UserStory } from "../core/domain.js";
+import { criteriaOfUserStories } from "./acceptance-criteria.repo.js";
+import type { Executor } from "./database.js";
+import { epicNotFound, findEpicRow, toEpic } from "./epics.repo.js";
+import { requirementsOfUserStories } from "./requirements.repo.js";
+import { userStories } from "./schema.js";
+import { findUserStoryRow, userStoriesOfEpic, userStoryNotFound } from "./user-stories.repo.js";
+
+export interface StoryTree extends UserStory {
+  requirements: Requirement[];
+  acceptance_criteria: AcceptanceCriterion[];
+}
+
+export interface EpicTree extends Epic {
+  user_stories: StoryTree[];
+}
+
+export async function epicHierarchy(
+  ex: Executor,
+  workspaceId: number,
+  epicReference: string,
+): Promise<EpicTree> {
+  const epic = await findEpicRow(ex, workspaceId, epicReference);
+  if (!epic) throw epicNotFound(epicReference);
+  const stories = await userStoriesOfEpic(ex, workspaceId, epic.id);
+  const rowIds = await ex
+    .select({ id: userStories.id, reference_id: userStories.referenceId })
+    .from(userStories)
+    .where(and(eq(userStories.workspaceId, workspaceId), eq(userStories.epicId, epic.id)));
+  const ids = rowIds.map((r) => r.id);
+  const [requirements, criteria] = await Promise.all([
+    requirementsOfUserStories(ex, workspaceId, ids),
+    criteriaOfUserStories(ex, workspaceId, ids),
+  ]);
+  return {
+    ...toEpic(epic),
+    user_stories: stories.map((s) => ({
+      ...s,
+      requirements: requirements.filter((r) => r.user_story_id === s.reference_id),
+      acceptance_criteria: criteria.filter((c) => c.user_story_id === s.reference_id),
+    })),
+  };
+}
+
+/** A user story with its requirements (priority, then newest first) and its acceptance criteria. */
+export async function userStoryTree(
+  ex: Executor,
+  workspaceId: number,
+  storyReference: string,
+): Promise<StoryTree> {
+  const row = await findUserStoryRow(ex, workspaceId, storyReference);
+  if (!row) throw userStoryNotFound(storyReference);
+  const { id, epic_row_id: _epic, ...story } = row;
+  const [requirements, criteria] = await Promise.all([
+    requirementsOfUserStories(ex, workspaceId, [id]),
+    criteriaOfUserStories(ex, workspaceId, [id]),
+  ]);
+  return { ...story, requirements, acceptance_criteria: criteria };
+}

@@ -1,0 +1,257 @@
+/**
+ * Requirements (REQ-001): belong to a user story; carry a type (by name), status, priority, creator and
+ * optional assignee. Scoped by workspace.
+ */
+import { and, asc, desc, eq, gt, inArray, sql } from "drizzle-orm";
+import type { EntityPatch, Requirement, RequirementStatus } from "../core/domain.js";
+import { DomainError } from "../core/errors.js";
+import { nextReference } from "./counters.repo.js";
+import type { Executor, Tx } from "./database.js";
+import {
+  type Actor,
+  assigneePatch,
+  assignees,
+  checkExpected,
+  creators,
+  decodeCursor,
+  iso,
+  isPositiveInt,
+  memberIdByUsername,
+  nextUpdatedAt,
+  type Page,
+  pageOf,
+} from "./entity-support.js";
+import { requirementTypeId } from "./requirement-types.repo.js";
+import { requirements, requirementTypes, userStories } from "./schema.js";
+import { findUserStoryRow, userStoryNotFound } from "./user-stories.repo.js";
+
+const columns = {
+  id: requirements.id,
+  story_row_id: requirements.userStoryId,
+  reference_id: requirements.referenceId,
+  user_story_id: userStories.referenceId,
+  title: requirements.title,
+  description: requirements.description,
+  status: requirements.status,
+  priority: requirements.priority,
+  type_name: requirementTypes.name,
+  creator_username: creators.username,
+  assignee_username: assignees.username,
+  created_at: requirements.createdAt,
+  updated_at: requirements.updatedAt,
+};
+
+type Row = Requirement & { id: number; story_row_id: number };
+
+function select(ex: Executor) {
+  return ex
+    .select(columns)
+    .from(requirements)
+    .innerJoin(userStories, eq(userStories.id, requirements.userStoryId))
+    .innerJoin(requirementTypes, eq(requirementTypes.id, requirements.typeId))
+    .leftJoin(creators, eq(creators.id, requirements.creatorId))
+    .leftJoin(assignees, eq(assignees.id, requirements.assigneeId));
+}
+
+export function toRequirement({ id: _id, story_row_id: _story, ...requirement }: Row): Requirement {
+  return requirement;
+}
+
+export function requirementNotFound(referenceId: string): DomainError {
+  return DomainError.notFound(
+    `Requirement not found: ${referenceId}. Call search_requirements or list_requirements to find the right requirement id.`,
+    referenceId,
+  );
+}
+
+export async function findRequirementRow(
+  ex: Executor,
+  workspaceId: number,
+  referenceId: string,
+): Promise<Row | undefined> {
+  const rows = await select(ex)
+    .where(and(eq(requirements.workspaceId, workspaceId), eq(requirements.referenceId, referenceId)))
+    .limit(1);
+  return rows[0];
+}
+
+export async function getRequirement(
+  ex: Executor,
+  workspaceId: number,
+  referenceId: string,
+): Promise<Requirement> {
+  const row = await findRequirementRow(ex, workspaceId, referenceId);
+  if (!row) throw requirementNotFound(referenceId);
+  return toRequirement(row);
+}
+
+async function refuseDuplicateTitle(
+  ex: Executor,
+  workspaceId: number,
+  storyRowId: number,
+  title: string,
+  exceptId?: number,
+) {
+  const rows = await ex
+    .select({ id: requirements.id, reference_id: requirements.referenceId })
+    .from(requirements)
+    .where(
+      and(
+        eq(requirements.workspaceId, workspaceId),
+        eq(requirements.userStoryId, storyRowId),
+        sql`lower(${requirements.title}) = lower(${title})`,
+      ),
+    )
+    .limit(2);
+  const other = rows.find((r) => r.id !== exceptId);
+  if (other) {
+    throw DomainError.conflict(
+      `This user story already has a requirement titled "${title}": ${other.reference_id}. Update it with update_requirement, or choose another title.`,
+      { reference_id: other.reference_id },
+    );
+  }
+}
+
+export interface NewRequirement {
+  user_story_id: string;
+  title: string;
+  description?: string;
+  /** A requirement type's name, any case. */
+  type: string;
+  priority: number;
+  status?: RequirementStatus;
+  assignee?: string;
+}
+
+export async function createRequirement(
+  tx: Tx,
+  workspaceId: number,
+  input: NewRequirement,
+  actor: Actor,
+): Promise<Requirement> {
+  const story = await findUserStoryRow(tx, workspaceId, input.user_story_id);
+  if (!story) throw userStoryNotFound(input.user_story_id);
+  const typeId = await requirementTypeId(tx, workspaceId, input.type);
+  await refuseDuplicateTitle(tx, workspaceId, story.id, input.title);
+  const assigneeId =
+    input.assignee === undefined ? null : await memberIdByUsername(tx, workspaceId, input.assignee);
+  const referenceId = await nextReference(tx, workspaceId, "REQ");
+  const stamp = iso(actor.now);
+  await tx.insert(requirements).values({
+    workspaceId,
+    referenceId,
+    userStoryId: story.id,
+    title: input.title,
+    description: input.description ?? "",
+    ...(input.status ? { status: input.status } : {}),
+    priority: input.priority,
+    typeId,
+    creatorId: actor.userId,
+    assigneeId,
+    createdAt: stamp,
+    updatedAt: stamp,
+  });
+  return getRequirement(tx, workspaceId, referenceId);
+}
+
+export interface RequirementPatch extends EntityPatch {
+  status?: RequirementStatus;
+  type?: string;
+  /** Moves the requirement to another user story. */
+  user_story_id?: string;
+}
+
+export async function updateRequirement(
+  tx: Tx,
+  workspaceId: number,
+  referenceId: string,
+  patch: RequirementPatch,
+  actor: Actor,
+): Promise<Requirement> {
+  const row = await findRequirementRow(tx, workspaceId, referenceId);
+  if (!row) throw requirementNotFound(referenceId);
+  checkExpected(referenceId, row.updated_at, patch.expected_updated_at);
+  let storyRowId = row.story_row_id;
+  if (patch.user_story_id !== undefined) {
+    const story = await findUserStoryRow(tx, workspaceId, patch.user_story_id);
+    if (!story) throw userStoryNotFound(patch.user_story_id);
+    storyRowId = story.id;
+  }
+  if (patch.title !== undefined || storyRowId !== row.story_row_id) {
+    await refuseDuplicateTitle(tx, workspaceId, storyRowId, patch.title ?? row.title, row.id);
+  }
+  const typeId = patch.type === undefined ? undefined : await requirementTypeId(tx, workspaceId, patch.type);
+  await tx
+    .update(requirements)
+    .set({
+      ...(patch.title !== undefined ? { title: patch.title } : {}),
+      ...(patch.description !== undefined ? { description: patch.description } : {}),
+      ...(patch.priority !== undefined ? { priority: patch.priority } : {}),
+      ...(patch.status !== undefined ? { status: patch.status } : {}),
+      ...(typeId !== undefined ? { typeId } : {}),
+      ...(await assigneePatch(tx, workspaceId, patch.assignee)),
+      userStoryId: storyRowId,
+      revision: sql`${requirements.revision} + 1`,
+      updatedAt: nextUpdatedAt(row.updated_at, actor.now),
+    })
+    .where(and(eq(requirements.workspaceId, workspaceId), eq(requirements.id, row.id)));
+  return getRequirement(tx, workspaceId, referenceId);
+}
+
+export interface RequirementFilter {
+  user_story_id?: string;
+  status?: RequirementStatus;
+  type?: string;
+  priority?: number;
+  limit: number;
+  cursor?: string;
+}
+
+/** Requirements in creation order, filtered; an unknown story or type is an error, not an empty list. */
+export async function listRequirements(
+  ex: Executor,
+  workspaceId: number,
+  filter: RequirementFilter,
+): Promise<Page<Requirement>> {
+  let storyRowId: number | undefined;
+  if (filter.user_story_id !== undefined) {
+    const story = await findUserStoryRow(ex, workspaceId, filter.user_story_id);
+    if (!story) throw userStoryNotFound(filter.user_story_id);
+    storyRowId = story.id;
+  }
+  const typeId =
+    filter.type === undefined ? undefined : await requirementTypeId(ex, workspaceId, filter.type);
+  const tag = `requirements:${filter.user_story_id ?? ""}:${filter.status ?? ""}:${typeId ?? ""}:${filter.priority ?? ""}`;
+  const after = decodeCursor(tag, filter.cursor, isPositiveInt);
+  const rows = await select(ex)
+    .where(
+      and(
+        eq(requirements.workspaceId, workspaceId),
+        storyRowId !== undefined ? eq(requirements.userStoryId, storyRowId) : undefined,
+        filter.status ? eq(requirements.status, filter.status) : undefined,
+        typeId !== undefined ? eq(requirements.typeId, typeId) : undefined,
+        filter.priority !== undefined ? eq(requirements.priority, filter.priority) : undefined,
+        after !== undefined ? gt(requirements.id, after) : undefined,
+      ),
+    )
+    .orderBy(asc(requirements.id))
+    .limit(filter.limit + 1);
+  return pageOf(rows, filter.limit, toRequirement, (r) => r.id, tag);
+}
+
+/**
+ * Requirements of the given stories, most important first: priority ascending, then newest first
+ * (created_at descending), ties broken by the later insert first (id descending) so the order is total
+ * and repeatable (user-story spec, criteria 1.6 and 3.3).
+ */
+export async function requirementsOfUserStories(
+  ex: Executor,
+  workspaceId: number,
+  storyRowIds: number[],
+): Promise<Requirement[]> {
+  if (storyRowIds.length === 0) return [];
+  const rows = await select(ex)
+    .where(and(eq(requirements.workspaceId, workspaceId), inArray(requirements.userStoryId, storyRowIds)))
+    .orderBy(asc(requirements.priority), desc(requirements.createdAt), desc(requirements.id));
+  return rows.map(toRequirement);
+}

@@ -1,0 +1,50 @@
+/** Acceptance criteria: the testable conditions of a user story. */
+import { z } from "zod";
+import { createAcceptanceCriterion, updateAcceptanceCriterion } from "../db/acceptance-criteria.repo.js";
+import { actor, CREATE, hostedTool, UPDATE } from "./access.js";
+import { criterionId, criterionOutput, expectedUpdatedAt, title, userStoryId } from "./schemas.js";
+
+const criterionText = () =>
+  z
+    .string()
+    .trim()
+    .min(1, "must not be empty")
+    .max(20_000)
+    .describe("The condition, testable as written; Given/When/Then works well.");
+
+export const createAcceptanceCriteriaTool = hostedTool({
+  name: "create_acceptance_criteria",
+  title: "Create acceptance criterion",
+  description:
+    "Add one acceptance criterion to a user story: a condition a tester can check ('Given a saved cart, when the shopper signs in on another device, then the cart shows the same items'). Call once per criterion. Returns the criterion with its reference_id (AC-001…) and a title taken from its first line.",
+  input: z.object({
+    user_story_id: userStoryId(),
+    description: criterionText(),
+    title: title().optional().describe("Short title; default: the first line of the description."),
+  }),
+  output: criterionOutput,
+  annotations: CREATE,
+  handler: (input, ctx) =>
+    ctx.database.write((tx) => createAcceptanceCriterion(tx, ctx.auth.workspaceId, input, actor(ctx))),
+});
+
+export const updateAcceptanceCriteriaTool = hostedTool({
+  name: "update_acceptance_criteria",
+  title: "Update acceptance criterion",
+  description:
+    "Rewrite an acceptance criterion's text (and optionally its title). Pass expected_updated_at to refuse the update if it changed since you read it. Returns the whole updated criterion.",
+  input: z.object({
+    acceptance_criteria_id: criterionId(),
+    description: criterionText().optional(),
+    title: title().optional(),
+    expected_updated_at: expectedUpdatedAt().optional(),
+  }),
+  output: criterionOutput,
+  annotations: UPDATE,
+  handler: ({ acceptance_criteria_id, ...patch }, ctx) =>
+    ctx.database.write((tx) =>
+      updateAcceptanceCriterion(tx, ctx.auth.workspaceId, acceptance_criteria_id, patch, actor(ctx)),
+    ),
+});
+
+export const acceptanceCriteriaTools = [createAcceptanceCriteriaTool, updateAcceptanceCriteriaTool];

@@ -1,0 +1,70 @@
+/**
+ * Roles inside the hosted registry (DESIGN roles): viewer reads, editor also writes, admin also manages
+ * types. A tool's minimum role follows from its annotations unless it says otherwise, so a new write tool
+ * cannot forget its check. Every face reports the refusal its own way (403 / -32003, or an isError result).
+ */
+import type { z } from "zod";
+import { DomainError } from "../core/errors.js";
+import { type AnyZodObject, defineTool, type ToolDef } from "../core/registry.js";
+import { type Role, roleAtLeast } from "../core/roles.js";
+import type { Actor } from "../db/entity-support.js";
+import type { HostedContext } from "./context.js";
+
+export function requireRole(ctx: HostedContext, needed: Role, what: string): void {
+  if (roleAtLeast(ctx.auth.role, needed)) return;
+  throw DomainError.forbidden(
+    `Forbidden: ${what} needs the ${needed} role; your role in workspace "${ctx.auth.workspaceSlug}" is ${ctx.auth.role}. ` +
+      `Ask a workspace admin for the ${needed} role, or use read-only tools.`,
+  );
+}
+
+export interface HostedToolDef<I extends AnyZodObject, O> extends ToolDef<HostedContext, I, O> {
+  /** Minimum role; default viewer for read-only tools, editor for the rest. */
+  role?: Role;
+}
+
+/** Defines a hosted tool whose handler first checks the caller's role. */
+export function hostedTool<I extends AnyZodObject, O>(
+  def: HostedToolDef<I, O>,
+): ToolDef<HostedContext, I, O> {
+  const { role, handler, ...rest } = def;
+  const needed: Role = role ?? (def.annotations.readOnlyHint ? "viewer" : "editor");
+  return defineTool<HostedContext, I, O>({
+    ...rest,
+    handler(input: z.output<I>, ctx: HostedContext) {
+      requireRole(ctx, needed, `${def.name}`);
+      return handler(input, ctx);
+    },
+  });
+}
+
+/** The writer and the time of a write, from the request. */
+export function actor(ctx: HostedContext): Actor {
+  return { userId: ctx.auth.userId, now: ctx.now() };
+}
+
+export const READ = {
+  readOnlyHint: true,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: false,
+};
+export const CREATE = {
+  readOnlyHint: false,
+  destructiveHint: false,
+  idempotentHint: false,
+  openWorldHint: false,
+};
+/** Updates overwrite fields (destructive in MCP's sense) but repeating one changes nothing more. */
+export const UPDATE = {
+  readOnlyHint: false,
+  destructiveHint: true,
+  idempotentHint: true,
+  openWorldHint: false,
+};
+export const DELETE = {
+  readOnlyHint: false,
+  destructiveHint: true,
+  idempotentHint: false,
+  openWorldHint: false,
+};

@@ -1,0 +1,99 @@
+/** Epics: create, update, read, list, and the whole tree under one epic. */
+import { z } from "zod";
+import { createEpic, getEpic, listEpics, updateEpic } from "../db/epics.repo.js";
+import { epicHierarchy } from "../db/hierarchy.repo.js";
+import { actor, CREATE, hostedTool, READ, UPDATE } from "./access.js";
+import {
+  assignee,
+  clearableAssignee,
+  criterionOutput,
+  cursor,
+  description,
+  entityStatus,
+  epicId,
+  epicOutput,
+  expectedUpdatedAt,
+  limit,
+  pageOutput,
+  priority,
+  requirementOutput,
+  title,
+  userStoryOutput,
+} from "./schemas.js";
+
+export const createEpicTool = hostedTool({
+  name: "create_epic",
+  title: "Create epic",
+  description:
+    "Create an epic: a large body of work that groups user stories (e.g. 'Checkout'). Use it when the user describes a new feature area that no existing epic covers (check with search_global or list_epics first; a duplicate title is refused). Returns the whole epic with its new reference_id (EP-001…). Next: add stories with create_user_story.",
+  input: z.object({
+    title: title(),
+    description: description().optional(),
+    priority: priority().optional().describe("1 (Critical) to 4 (Low); default 3 (Medium)."),
+    assignee: assignee().optional(),
+  }),
+  output: epicOutput,
+  annotations: CREATE,
+  handler: (input, ctx) =>
+    ctx.database.write((tx) => createEpic(tx, ctx.auth.workspaceId, input, actor(ctx))),
+});
+
+export const updateEpicTool = hostedTool({
+  name: "update_epic",
+  title: "Update epic",
+  description:
+    "Change an epic's title, description, priority, status or assignee; fields you omit stay as they are. Pass expected_updated_at (the updated_at you read) so a concurrent change is refused as a conflict instead of being overwritten. Returns the whole updated epic.",
+  input: z.object({
+    epic_id: epicId(),
+    title: title().optional(),
+    description: description().optional(),
+    priority: priority().optional(),
+    status: entityStatus().optional(),
+    assignee: clearableAssignee().optional(),
+    expected_updated_at: expectedUpdatedAt().optional(),
+  }),
+  output: epicOutput,
+  annotations: UPDATE,
+  handler: ({ epic_id, ...patch }, ctx) =>
+    ctx.database.write((tx) => updateEpic(tx, ctx.auth.workspaceId, epic_id, patch, actor(ctx))),
+});
+
+export const getEpicTool = hostedTool({
+  name: "get_epic",
+  title: "Get epic",
+  description:
+    "Read one epic by reference id (e.g. EP-001): title, description, status, priority, people and timestamps. For its stories, requirements and acceptance criteria in one call use epic_hierarchy.",
+  input: z.object({ epic_id: epicId() }),
+  output: epicOutput,
+  annotations: READ,
+  handler: ({ epic_id }, ctx) => ctx.database.read((db) => getEpic(db, ctx.auth.workspaceId, epic_id)),
+});
+
+export const listEpicsTool = hostedTool({
+  name: "list_epics",
+  title: "List epics",
+  description:
+    "List the workspace's epics in creation order, optionally only those with one status. Returns a page of epics and next_cursor when there are more (pass it back as cursor). To find epics by words, use search_global instead.",
+  input: z.object({ status: entityStatus().optional(), limit: limit(), cursor: cursor().optional() }),
+  output: pageOutput(epicOutput),
+  annotations: READ,
+  handler: (input, ctx) => ctx.database.read((db) => listEpics(db, ctx.auth.workspaceId, input)),
+});
+
+const storyTree = userStoryOutput.extend({
+  requirements: z.array(requirementOutput),
+  acceptance_criteria: z.array(criterionOutput),
+});
+
+export const epicHierarchyTool = hostedTool({
+  name: "epic_hierarchy",
+  title: "Epic hierarchy",
+  description:
+    "Read an epic with everything under it: its user stories, and for each story its requirements (most important first) and acceptance criteria. Use it to understand a feature area before planning or coding; cite the reference ids you rely on.",
+  input: z.object({ epic_id: epicId() }),
+  output: epicOutput.extend({ user_stories: z.array(storyTree) }),
+  annotations: READ,
+  handler: ({ epic_id }, ctx) => ctx.database.read((db) => epicHierarchy(db, ctx.auth.workspaceId, epic_id)),
+});
+
+export const epicTools = [createEpicTool, updateEpicTool, getEpicTool, listEpicsTool, epicHierarchyTool];

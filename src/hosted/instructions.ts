@@ -1,0 +1,10 @@
+/** Server `instructions`: how an assistant should work with a team's requirements (issue 3, item 4). */
+export const HOSTED_INSTRUCTIONS = `reqlix holds this team's product requirements: epics (EP-…) contain user stories (US-…), which hold requirements (REQ-…) and acceptance criteria (AC-…); requirements are linked by typed relationships (depends_on, blocks, …). They are the single source of truth for what the software must do.
+
+How to work with them:
+1. Before you write or change code, find the requirements that govern it: search_requirements with words from the task (or search_global), then get_requirement / get_user_story / get_user_story_requirements, or epic_hierarchy for a whole feature area. Read them fully; respect their priority (1 Critical … 4 Low) and status (only Active ones are in force; Draft ones are still being agreed).
+2. Cite reference ids: in your plan, in code comments where code implements a requirement, in commit messages and in test names (e.g. "REQ-048: rejects an expired token"). When something you are told contradicts a requirement, say so and cite it instead of silently choosing.
+3. Keep them current as the work goes: when the user agrees a change of behaviour, update_requirement (pass expected_updated_at; on a conflict, read again and re-apply); add missing requirements with create_requirement and acceptance criteria with create_acceptance_criteria; link dependencies with create_relationship; mark requirements Obsolete instead of deleting them.
+4. Search before you create, to avoid duplicates. Ask the user before large rewrites.
+
+Ids are accepted in any case (us-47 finds US-047). Resources (epic://EP-001, epic://EP-001/hierarchy, user-story://US-001, user-story://US-001/requirements, requirement://REQ-001, requirement://REQ-001/relationships, requirements://requirements-types) give the same data as markdown or JSON. Prompts help review quality (analyze_requirement_quality), write criteria and stories (suggest_acceptance_criteria, generate_user_story, decompose_epic) and plan tests (suggest_test_scenarios).`;

@@ -1,0 +1,114 @@
+/** Markdown views of entities, for resources people read and for prompt context. */
+import {
+  type AcceptanceCriterion,
+  type Epic,
+  PRIORITY_NAMES,
+  type Relationship,
+  type Requirement,
+  type UserStory,
+} from "../core/domain.js";
+import type { EpicTree, StoryTree } from "../db/hierarchy.repo.js";
+
+const priorityText = (p: number) => `${p} (${PRIORITY_NAMES[p] ?? "?"})`;
+const who = (name: string | null) => name ?? "—";
+const body = (text: string) => (text.trim() === "" ? "_No description._" : text.trim());
+
+function facts(lines: [string, string][]): string {
+  return lines.map(([k, v]) => `- ${k}: ${v}`).join("\n");
+}
+
+export function epicMarkdown(e: Epic): string {
+  return `# ${e.reference_id}: ${e.title}
+
+${facts([
+  ["Status", e.status],
+  ["Priority", priorityText(e.priority)],
+  ["Creator", who(e.creator_username)],
+  ["Assignee", who(e.assignee_username)],
+  ["Created", e.created_at],
+  ["Updated", e.updated_at],
+])}
+
+${body(e.description)}
+`;
+}
+
+export function userStoryMarkdown(s: UserStory): string {
+  return `# ${s.reference_id}: ${s.title}
+
+${facts([
+  ["Epic", s.epic_id],
+  ["Status", s.status],
+  ["Priority", priorityText(s.priority)],
+  ["Creator", who(s.creator_username)],
+  ["Assignee", who(s.assignee_username)],
+  ["Created", s.created_at],
+  ["Updated", s.updated_at],
+])}
+
+${body(s.description)}
+`;
+}
+
+export function requirementMarkdown(
+  r: Requirement,
+  relationships?: { outgoing: Relationship[]; incoming: Relationship[] },
+): string {
+  const links = relationships
+    ? `\n## Relationships\n\n${
+        [
+          ...relationships.outgoing.map((l) => `- ${l.relationship_type} → ${l.target_requirement_id}`),
+          ...relationships.incoming.map((l) => `- ${l.source_requirement_id} ${l.relationship_type} → this`),
+        ].join("\n") || "_None._"
+      }\n`
+    : "";
+  return `# ${r.reference_id}: ${r.title}
+
+${facts([
+  ["User story", r.user_story_id],
+  ["Type", r.type_name],
+  ["Status", r.status],
+  ["Priority", priorityText(r.priority)],
+  ["Creator", who(r.creator_username)],
+  ["Assignee", who(r.assignee_username)],
+  ["Created", r.created_at],
+  ["Updated", r.updated_at],
+])}
+
+${body(r.description)}
+${links}`;
+}
+
+function requirementLine(r: Requirement): string {
+  const text = r.description.trim() === "" ? "" : `\n  ${r.description.trim().replace(/\n/g, "\n  ")}`;
+  return `- **${r.reference_id}** ${r.title} (${r.type_name}, priority ${r.priority}, ${r.status})${text}`;
+}
+
+function criterionLine(c: AcceptanceCriterion): string {
+  return `- **${c.reference_id}** ${c.description.trim().replace(/\n/g, "\n  ")}`;
+}
+
+export function storyTreeMarkdown(s: StoryTree, level = 1): string {
+  const h = "#".repeat(level);
+  return `${h} ${s.reference_id}: ${s.title} (${s.status}, priority ${s.priority})
+
+${body(s.description)}
+
+${h}# Requirements
+
+${s.requirements.map(requirementLine).join("\n") || "_None yet._"}
+
+${h}# Acceptance criteria
+
+${s.acceptance_criteria.map(criterionLine).join("\n") || "_None yet._"}
+`;
+}
+
+export function epicTreeMarkdown(e: EpicTree): string {
+  const stories = e.user_stories.map((s) => storyTreeMarkdown(s, 2)).join("\n");
+  return `# ${e.reference_id}: ${e.title} (${e.status}, priority ${e.priority})
+
+${body(e.description)}
+
+${stories || "_No user stories yet._\n"}`;
+}

@@ -1,0 +1,43 @@
+/** Typed links between requirements (depends_on, blocks, relates_to, conflicts_with, derives_from, …). */
+import { z } from "zod";
+import { createRelationship, deleteRelationship } from "../db/relationships.repo.js";
+import { actor, CREATE, DELETE, hostedTool } from "./access.js";
+import { relationshipOutput, requirementId } from "./schemas.js";
+
+const relationshipKey = z.object({
+  source_requirement_id: requirementId(),
+  target_requirement_id: requirementId(),
+  relationship_type: z
+    .string()
+    .trim()
+    .min(1)
+    .max(100)
+    .describe(
+      "Relationship type name, any case: depends_on, blocks, relates_to, conflicts_with, derives_from (or the workspace's own; list_relationship_types).",
+    ),
+});
+
+export const createRelationshipTool = hostedTool({
+  name: "create_relationship",
+  title: "Create relationship",
+  description:
+    "Link two requirements: source --relationship_type--> target (e.g. REQ-012 depends_on REQ-004). Use it when one requirement constrains, blocks, refines or contradicts another, so impact can be traced. A link that already exists is refused as a conflict. Returns the relationship.",
+  input: relationshipKey,
+  output: relationshipOutput,
+  annotations: CREATE,
+  handler: (input, ctx) =>
+    ctx.database.write((tx) => createRelationship(tx, ctx.auth.workspaceId, input, actor(ctx))),
+});
+
+export const deleteRelationshipTool = hostedTool({
+  name: "delete_relationship",
+  title: "Delete relationship",
+  description:
+    "Remove the link source --relationship_type--> target between two requirements (the requirements themselves stay). Returns the relationship that was removed; not found if there was no such link.",
+  input: relationshipKey,
+  output: relationshipOutput,
+  annotations: DELETE,
+  handler: (input, ctx) => ctx.database.write((tx) => deleteRelationship(tx, ctx.auth.workspaceId, input)),
+});
+
+export const relationshipTools = [createRelationshipTool, deleteRelationshipTool];

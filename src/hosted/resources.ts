@@ -1,0 +1,206 @@
+/**
+ * Resources (DESIGN's URI list, offered as templates; jsonrpc spec requirement 6). Entities read as
+ * markdown for people; relationship and type lists as JSON. An unknown or malformed URI is not found.
+ */
+import { DomainError } from "../core/errors.js";
+import { normalizeReference } from "../core/references.js";
+import type { ResourceContent, ResourceDef } from "../core/registry.js";
+import { getEpic, listEpics } from "../db/epics.repo.js";
+import { epicHierarchy } from "../db/hierarchy.repo.js";
+import { relationshipsOfRequirement } from "../db/relationships.repo.js";
+import { listRelationshipTypes, listRequirementTypes } from "../db/requirement-types.repo.js";
+import { getRequirement, requirementsOfUserStories } from "../db/requirements.repo.js";
+import { findUserStoryRow, getUserStory, userStoryNotFound } from "../db/user-stories.repo.js";
+import type { HostedContext } from "./context.js";
+import { epicMarkdown, epicTreeMarkdown, requirementMarkdown, userStoryMarkdown } from "./markdown.js";
+import { renderUserStoryRequirements } from "./user-story-requirements.tool.js";
+
+const MARKDOWN = "text/markdown";
+const JSON_TYPE = "application/json";
+
+/** A `scheme://ID[/suffix]` resource whose ID has `prefix`; the id is matched in any case. */
+function entityResource(
+  scheme: string,
+  suffix: string,
+  prefix: string,
+  def: Omit<ResourceDef<HostedContext>, "match" | "read" | "uriTemplate"> & { variable: string },
+  read: (id: string, ctx: HostedContext) => Promise<string>,
+): ResourceDef<HostedContext> {
+  const pattern = new RegExp(`^${scheme}://([^/?#]+)${suffix ? `/${suffix}` : ""}$`, "i");
+  const { variable, ...rest } = def;
+  return {
+    ...rest,
+    uriTemplate: `${scheme}://{${variable}}${suffix ? `/${suffix}` : ""}`,
+    match(uri) {
+      const m = pattern.exec(uri);
+      return m ? { [variable]: decodeURIComponent(m[1] as string) } : undefined;
+    },
+    async read(params, uri, ctx): Promise<ResourceContent[]> {
+      const raw = params[variable] ?? "";
+      const id = normalizeReference(prefix, raw);
+      if (!id)
+        throw DomainError.notFound(
+          `Resource not found: ${uri} (${raw} is not a ${prefix}-<number> id).`,
+          raw,
+        );
+      return [{ uri, mimeType: def.mimeType, text: await read(id, ctx) }];
+    },
+  };
+}
+
+export const epicResource = entityResource(
+  "epic",
+  "",
+  "EP",
+  {
+    variable: "epic_id",
+    name: "epic",
+    title: "Epic",
+    description: "An epic as markdown: title, status, priority, people, dates and description.",
+    mimeType: MARKDOWN,
+    async list(ctx) {
+      const page = await ctx.database.read((db) => listEpics(db, ctx.auth.workspaceId, { limit: 100 }));
+      return page.items.map((e) => ({
+        uri: `epic://${e.reference_id}`,
+        name: `${e.reference_id}: ${e.title}`,
+        mimeType: MARKDOWN,
+      }));
+    },
+  },
+  async (id, ctx) => epicMarkdown(await ctx.database.read((db) => getEpic(db, ctx.auth.workspaceId, id))),
+);
+
+export const epicHierarchyResource = entityResource(
+  "epic",
+  "hierarchy",
+  "EP",
+  {
+    variable: "epic_id",
+    name: "epic-hierarchy",
+    title: "Epic hierarchy",
+    description: "An epic with its user stories, their requirements and acceptance criteria, as markdown.",
+    mimeType: MARKDOWN,
+  },
+  async (id, ctx) =>
+    epicTreeMarkdown(await ctx.database.read((db) => epicHierarchy(db, ctx.auth.workspaceId, id))),
+);
+
+export const userStoryResource = entityResource(
+  "user-story",
+  "",
+  "US",
+  {
+    variable: "user_story_id",
+    name: "user-story",
+    title: "User story",
+    description: "A user story as markdown: title, epic, status, priority, people, dates and description.",
+    mimeType: MARKDOWN,
+  },
+  async (id, ctx) =>
+    userStoryMarkdown(await ctx.database.read((db) => getUserStory(db, ctx.auth.workspaceId, id))),
+);
+
+export const userStoryRequirementsResource = entityResource(
+  "user-story",
+  "requirements",
+  "US",
+  {
+    variable: "user_story_id",
+    name: "user-story-requirements",
+    title: "User story requirements",
+    description:
+      "The requirements of a user story, most important first, in the same text as get_user_story_requirements.",
+    mimeType: "text/plain",
+  },
+  async (id, ctx) =>
+    ctx.database.read(async (db) => {
+      const story = await findUserStoryRow(db, ctx.auth.workspaceId, id);
+      if (!story) throw userStoryNotFound(id);
+      const requirements = await requirementsOfUserStories(db, ctx.auth.workspaceId, [story.id]);
+      return renderUserStoryRequirements({ user_story: id, count: requirements.length, requirements });
+    }),
+);
+
+export const requirementResource = entityResource(
+  "requirement",
+  "",
+  "REQ",
+  {
+    variable: "requirement_id",
+    name: "requirement",
+    title: "Requirement",
+    description: "A requirement as markdown: text, type, status, priority, people, dates and relationships.",
+    mimeType: MARKDOWN,
+  },
+  async (id, ctx) =>
+    ctx.database.read(async (db) =>
+      requirementMarkdown(
+        await getRequirement(db, ctx.auth.workspaceId, id),
+        await relationshipsOfRequirement(db, ctx.auth.workspaceId, id),
+      ),
+    ),
+);
+
+export const requirementRelationshipsResource = entityResource(
+  "requirement",
+  "relationships",
+  "REQ",
+  {
+    variable: "requirement_id",
+    name: "requirement-relationships",
+    title: "Requirement relationships",
+    description: "A requirement's relationships as JSON: {requirement_id, outgoing: [...], incoming: [...]}.",
+    mimeType: JSON_TYPE,
+  },
+  async (id, ctx) => {
+    const links = await ctx.database.read((db) => relationshipsOfRequirement(db, ctx.auth.workspaceId, id));
+    return JSON.stringify({ requirement_id: id, ...links }, null, 2);
+  },
+);
+
+const TYPES_URI = "requirements://requirements-types";
+
+/** Criterion 1.9 of the user-story spec: type names shown by tools are the names listed here. */
+export const requirementTypesResource: ResourceDef<HostedContext> = {
+  uriTemplate: TYPES_URI,
+  name: "requirements-types",
+  title: "Requirement types",
+  description:
+    "The workspace's requirement types and relationship types as JSON: {requirement_types: [{name, description}], relationship_types: [...]}.",
+  mimeType: JSON_TYPE,
+  match: (uri) => (uri.toLowerCase() === TYPES_URI ? {} : undefined),
+  async read(_params, uri, ctx) {
+    const [requirementTypes, relationshipTypes] = await ctx.database.read((db) =>
+      Promise.all([
+        listRequirementTypes(db, ctx.auth.workspaceId),
+        listRelationshipTypes(db, ctx.auth.workspaceId),
+      ]),
+    );
+    return [
+      {
+        uri,
+        mimeType: JSON_TYPE,
+        text: JSON.stringify(
+          { requirement_types: requirementTypes, relationship_types: relationshipTypes },
+          null,
+          2,
+        ),
+      },
+    ];
+  },
+  async list() {
+    return [{ uri: TYPES_URI, name: "Requirement types", mimeType: JSON_TYPE }];
+  },
+};
+
+// Order matters for matching: the more specific `…/hierarchy` forms are distinct patterns, so any order works;
+// this order is the order of resources/templates/list.
+export const hostedResources: ResourceDef<HostedContext>[] = [
+  epicResource,
+  epicHierarchyResource,
+  userStoryResource,
+  userStoryRequirementsResource,
+  requirementResource,
+  requirementRelationshipsResource,
+  requirementTypesResource,
+];

@@ -1,0 +1,145 @@
+/**
+ * The zod pieces the hosted tools share: reference-id arguments, priorities, statuses, paging, and the
+ * output schemas advertised as `outputSchema` (what `structuredContent` holds).
+ */
+import { z } from "zod";
+import { ENTITY_STATUSES, REQUIREMENT_STATUSES } from "../core/domain.js";
+import { formatReference } from "../core/references.js";
+
+/**
+ * A reference id argument. The advertised pattern is the canonical form (`^US-\d+$`, user-story spec 1.7);
+ * the server also accepts any case and surrounding spaces (DESIGN: lookups are case-insensitive) and
+ * normalizes the number's padding, so `us-47` finds US-047.
+ */
+export function referenceId(prefix: string, label: string, example: string) {
+  return z
+    .string()
+    .trim()
+    .toUpperCase()
+    .regex(new RegExp(`^${prefix}-\\d+$`), `Invalid ${label} reference ID format`)
+    .overwrite((id) => formatReference(prefix, Number.parseInt(id.slice(prefix.length + 1), 10)))
+    .describe(`${label[0]?.toUpperCase()}${label.slice(1)} reference ID (e.g., '${example}')`);
+}
+
+export const epicId = () => referenceId("EP", "epic", "EP-001");
+export const userStoryId = () => referenceId("US", "user story", "US-047");
+export const requirementId = () => referenceId("REQ", "requirement", "REQ-048");
+export const criterionId = () => referenceId("AC", "acceptance criterion", "AC-012");
+
+export const priority = () =>
+  z
+    .number()
+    .int()
+    .min(1)
+    .max(4)
+    .describe("Priority from 1 (Critical) to 4 (Low): 1 Critical, 2 High, 3 Medium, 4 Low.");
+export const entityStatus = () =>
+  z.enum(ENTITY_STATUSES).describe("Workflow status: Backlog, Draft, In Progress, Done or Cancelled.");
+export const requirementStatus = () =>
+  z
+    .enum(REQUIREMENT_STATUSES)
+    .describe("Draft (being written), Active (in force), Obsolete (no longer applies).");
+export const title = () =>
+  z.string().trim().min(1, "must not be empty").max(200).describe("Short, specific title.");
+export const description = () => z.string().max(20_000).describe("Markdown text.");
+export const assignee = () => z.string().trim().min(1).max(100).describe("Username of a workspace member.");
+export const clearableAssignee = () =>
+  z
+    .string()
+    .trim()
+    .min(1)
+    .max(100)
+    .nullable()
+    .describe("Username of a workspace member; null removes the assignee.");
+export const expectedUpdatedAt = () =>
+  z
+    .string()
+    .describe(
+      "The updated_at you last read. If the entity changed since, the update is refused with a conflict instead of overwriting someone else's change.",
+    );
+export const limit = () =>
+  z
+    .number()
+    .int()
+    .min(1)
+    .max(100)
+    .default(20)
+    .describe("Maximum number of items to return (1–100, default 20).");
+export const cursor = () =>
+  z
+    .string()
+    .min(1)
+    .describe("next_cursor from the previous page, passed back unchanged with the same filters.");
+
+// ----- outputs ------------------------------------------------------------------------------------------
+
+const stamps = {
+  created_at: z.string().describe("ISO-8601 UTC"),
+  updated_at: z.string().describe("ISO-8601 UTC; pass it back as expected_updated_at when updating"),
+};
+const people = {
+  creator_username: z.string().nullable(),
+  assignee_username: z.string().nullable(),
+};
+
+export const epicOutput = z.object({
+  reference_id: z.string(),
+  title: z.string(),
+  description: z.string(),
+  status: z.enum(ENTITY_STATUSES),
+  priority: z.number().int(),
+  ...people,
+  ...stamps,
+});
+
+export const userStoryOutput = z.object({
+  reference_id: z.string(),
+  epic_id: z.string(),
+  title: z.string(),
+  description: z.string(),
+  status: z.enum(ENTITY_STATUSES),
+  priority: z.number().int(),
+  ...people,
+  ...stamps,
+});
+
+export const requirementOutput = z.object({
+  reference_id: z.string(),
+  user_story_id: z.string(),
+  title: z.string(),
+  description: z.string(),
+  status: z.enum(REQUIREMENT_STATUSES),
+  priority: z.number().int(),
+  type_name: z.string(),
+  ...people,
+  ...stamps,
+});
+
+export const criterionOutput = z.object({
+  reference_id: z.string(),
+  user_story_id: z.string(),
+  title: z.string(),
+  description: z.string(),
+  creator_username: z.string().nullable(),
+  ...stamps,
+});
+
+export const relationshipOutput = z.object({
+  source_requirement_id: z.string(),
+  target_requirement_id: z.string(),
+  relationship_type: z.string(),
+  creator_username: z.string().nullable(),
+  created_at: z.string(),
+});
+
+export const namedTypeOutput = z.object({ name: z.string(), description: z.string() });
+
+export function pageOutput<T extends z.ZodType>(item: T) {
+  return z.object({
+    items: z.array(item),
+    next_cursor: z
+      .string()
+      .optional()
+      .describe("Present when more items exist: pass it as cursor to get them."),
+  });
+}

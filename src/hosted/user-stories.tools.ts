@@ -1,0 +1,99 @@
+/** User stories: create, update, read (with requirements and criteria), list. */
+import { z } from "zod";
+import { userStoryTree } from "../db/hierarchy.repo.js";
+import { createUserStory, listUserStories, updateUserStory } from "../db/user-stories.repo.js";
+import { actor, CREATE, hostedTool, READ, UPDATE } from "./access.js";
+import {
+  assignee,
+  clearableAssignee,
+  criterionOutput,
+  cursor,
+  description,
+  entityStatus,
+  epicId,
+  expectedUpdatedAt,
+  limit,
+  pageOutput,
+  priority,
+  requirementOutput,
+  title,
+  userStoryId,
+  userStoryOutput,
+} from "./schemas.js";
+
+export const createUserStoryTool = hostedTool({
+  name: "create_user_story",
+  title: "Create user story",
+  description:
+    "Create a user story under an epic. Write the title as the need of a user ('As a shopper, I want to save my cart so that I can finish later'). Returns the whole story with its new reference_id (US-001…). Next: add requirements with create_requirement and testable conditions with create_acceptance_criteria.",
+  input: z.object({
+    epic_id: epicId(),
+    title: title(),
+    description: description().optional(),
+    priority: priority().optional().describe("1 (Critical) to 4 (Low); default 3 (Medium)."),
+    assignee: assignee().optional(),
+  }),
+  output: userStoryOutput,
+  annotations: CREATE,
+  handler: (input, ctx) =>
+    ctx.database.write((tx) => createUserStory(tx, ctx.auth.workspaceId, input, actor(ctx))),
+});
+
+export const updateUserStoryTool = hostedTool({
+  name: "update_user_story",
+  title: "Update user story",
+  description:
+    "Change a user story's title, description, priority, status or assignee, or move it to another epic (epic_id); omitted fields stay as they are. Pass expected_updated_at to refuse the update if someone changed the story since you read it. Returns the whole updated story.",
+  input: z.object({
+    user_story_id: userStoryId(),
+    epic_id: epicId().optional().describe("Move the story to this epic."),
+    title: title().optional(),
+    description: description().optional(),
+    priority: priority().optional(),
+    status: entityStatus().optional(),
+    assignee: clearableAssignee().optional(),
+    expected_updated_at: expectedUpdatedAt().optional(),
+  }),
+  output: userStoryOutput,
+  annotations: UPDATE,
+  handler: ({ user_story_id, ...patch }, ctx) =>
+    ctx.database.write((tx) => updateUserStory(tx, ctx.auth.workspaceId, user_story_id, patch, actor(ctx))),
+});
+
+export const getUserStoryTool = hostedTool({
+  name: "get_user_story",
+  title: "Get user story",
+  description:
+    "Read one user story by reference id (e.g. US-047) with its requirements (most important first) and its acceptance criteria. Use it before implementing the story; cite the REQ and AC ids your work satisfies.",
+  input: z.object({ user_story_id: userStoryId() }),
+  output: userStoryOutput.extend({
+    requirements: z.array(requirementOutput),
+    acceptance_criteria: z.array(criterionOutput),
+  }),
+  annotations: READ,
+  handler: ({ user_story_id }, ctx) =>
+    ctx.database.read((db) => userStoryTree(db, ctx.auth.workspaceId, user_story_id)),
+});
+
+export const listUserStoriesTool = hostedTool({
+  name: "list_user_stories",
+  title: "List user stories",
+  description:
+    "List user stories in creation order, optionally of one epic (epic_id) and/or with one status. Returns a page and next_cursor when there are more. To find stories by words, use search_global with entity_types ['user_story'].",
+  input: z.object({
+    epic_id: epicId().optional(),
+    status: entityStatus().optional(),
+    limit: limit(),
+    cursor: cursor().optional(),
+  }),
+  output: pageOutput(userStoryOutput),
+  annotations: READ,
+  handler: (input, ctx) => ctx.database.read((db) => listUserStories(db, ctx.auth.workspaceId, input)),
+});
+
+export const userStoryTools = [
+  createUserStoryTool,
+  updateUserStoryTool,
+  getUserStoryTool,
+  listUserStoriesTool,
+];

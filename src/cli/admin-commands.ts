@@ -1,0 +1,205 @@
+/**
+ * `npm run admin -- <command>`: the admin operations straight on the database, for bootstrap and
+ * recovery (no server, no token needed: access to the database is the credential). Same validation and
+ * the same operations as the HTTP admin API.
+ */
+import { parseArgs } from "node:util";
+import {
+  addMemberInput,
+  createTokenInput,
+  createWorkspaceInput,
+  listTokensInput,
+  parseInput,
+  tokenIdInput,
+} from "../core/admin-input.js";
+import { isDomainError } from "../core/errors.js";
+import { displayDbUrl } from "../core/server-config.js";
+import {
+  addMemberOp,
+  createTokenOp,
+  createWorkspaceOp,
+  listTokensOp,
+  type OpContext,
+  revokeTokenOp,
+} from "../db/admin-ops.js";
+import { bootstrap } from "../db/bootstrap.js";
+import { type Database, DEFAULT_DB_URL, openDatabase } from "../db/client.js";
+import { migrateDatabase } from "../db/migrate.js";
+import { listWorkspaces } from "../db/workspaces.repo.js";
+
+export const USAGE = `Usage: npm run admin -- <command> [options]
+
+Commands (database: --db URL, else REQLIX_DB_URL, else ${DEFAULT_DB_URL}; auth token: REQLIX_DB_AUTH_TOKEN):
+  migrate                                         apply pending migrations (also run before every command)
+  bootstrap                                       on an empty database: workspace "default", owner "admin", a token
+  workspace-create --slug S --name N              create a workspace (with its seed types)
+  workspace-list                                  list workspaces
+  member-add --username U --role R [--workspace S]   add a user (created if new) or change their role
+  token-create --username U --name N [--workspace S] [--expires-in-days D] [--role R]
+                                                  create a token; printed once
+  token-list [--workspace S]                      list tokens (never their values)
+  token-revoke --id N                             revoke a token from the next request on
+Roles: viewer, editor, admin. --workspace defaults to "default". Output is JSON.`;
+
+export interface CliIo {
+  env: Record<string, string | undefined>;
+  out(text: string): void;
+  err(text: string): void;
+}
+
+const OPTIONS = {
+  db: { type: "string" },
+  slug: { type: "string" },
+  name: { type: "string" },
+  username: { type: "string" },
+  role: { type: "string" },
+  workspace: { type: "string" },
+  "expires-in-days": { type: "string" },
+  id: { type: "string" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
+type Values = {
+  [K in keyof typeof OPTIONS]?: (typeof OPTIONS)[K]["type"] extends "string" ? string : boolean;
+};
+
+/** Flags → the API's field names; absent flags stay absent so "required" errors name the field. */
+function fields(values: Values, keys: (keyof Values)[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const key of keys) {
+    const v = values[key];
+    if (v === undefined) continue;
+    if (key === "expires-in-days") {
+      out.expires_in_days = /^\d+$/.test(String(v)) ? Number(v) : v;
+    } else {
+      out[key] = v;
+    }
+  }
+  return out;
+}
+
+async function run(command: string, values: Values, database: Database, io: CliIo): Promise<void> {
+  const ctx: OpContext = { actor: { kind: "cli" }, now: new Date() };
+  const print = (value: unknown) => io.out(`${JSON.stringify(value, null, 2)}\n`);
+  switch (command) {
+    case "migrate":
+      print({ migrated: true });
+      return;
+    case "bootstrap": {
+      const token = io.env.REQLIX_BOOTSTRAP_TOKEN;
+      const result = await bootstrap(database, token ? { token } : {});
+      print(
+        result.created
+          ? {
+              created: true,
+              workspace: result.workspace,
+              username: result.username,
+              token_id: result.tokenId,
+              ...(result.fromEnv ? {} : { token: result.token }),
+            }
+          : { created: false, note: "the database already has users; nothing done" },
+      );
+      return;
+    }
+    case "workspace-create":
+      print(
+        await createWorkspaceOp(
+          database,
+          ctx,
+          parseInput(createWorkspaceInput, fields(values, ["slug", "name"]), "options"),
+        ),
+      );
+      return;
+    case "workspace-list":
+      print({ workspaces: await database.read((db) => listWorkspaces(db)) });
+      return;
+    case "member-add":
+      print(
+        await addMemberOp(
+          database,
+          ctx,
+          parseInput(addMemberInput, fields(values, ["username", "role", "workspace"]), "options"),
+        ),
+      );
+      return;
+    case "token-create": {
+      const input = parseInput(
+        createTokenInput,
+        fields(values, ["username", "name", "workspace", "expires-in-days", "role"]),
+        "options",
+      );
+      print(await createTokenOp(database, ctx, input));
+      return;
+    }
+    case "token-list":
+      print({
+        tokens: await listTokensOp(
+          database,
+          ctx,
+          parseInput(listTokensInput, fields(values, ["workspace"]), "options"),
+        ),
+      });
+      return;
+    case "token-revoke":
+      print(await revokeTokenOp(database, ctx, parseInput(tokenIdInput, values.id, "id")));
+      return;
+  }
+}
+
+const COMMANDS = new Set([
+  "migrate",
+  "bootstrap",
+  "workspace-create",
+  "workspace-list",
+  "member-add",
+  "token-create",
+  "token-list",
+  "token-revoke",
+]);
+
+/** Runs one command; returns the exit code (0 ok, 1 failure, 2 bad usage or input). */
+export async function runAdmin(argv: string[], io: CliIo): Promise<number> {
+  let parsed: ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>;
+  try {
+    parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+  } catch (err) {
+    io.err(`reqlix admin: ${err instanceof Error ? err.message : String(err)}\n\n${USAGE}\n`);
+    return 2;
+  }
+  const [command, ...extra] = parsed.positionals;
+  if (parsed.values.help || command === undefined || command === "help") {
+    io.out(`${USAGE}\n`);
+    return command === undefined && !parsed.values.help ? 2 : 0;
+  }
+  if (!COMMANDS.has(command) || extra.length > 0) {
+    io.err(
+      `reqlix admin: ${COMMANDS.has(command) ? `unexpected argument "${extra[0]}"` : `unknown command "${command}"`}\n\n${USAGE}\n`,
+    );
+    return 2;
+  }
+  const url = parsed.values.db ?? io.env.REQLIX_DB_URL ?? DEFAULT_DB_URL;
+  let database: Database | undefined;
+  try {
+    const authToken = io.env.REQLIX_DB_AUTH_TOKEN;
+    database = await openDatabase({ url, ...(authToken ? { authToken } : {}) });
+    await migrateDatabase(database);
+    await run(command, parsed.values, database, io);
+    return 0;
+  } catch (err) {
+    if (isDomainError(err)) {
+      const bad = err.details.errors ?? [];
+      // Name the flags the user typed (--expires-in-days), not the API's field names.
+      const lines = bad.map((e) => `  --${e.field.replaceAll("_", "-")}: ${e.message}`);
+      io.err(
+        `reqlix admin: ${bad.length > 0 ? "invalid options" : err.message}\n${lines.map((l) => `${l}\n`).join("")}`,
+      );
+      return err.code === "invalid_input" ? 2 : 1;
+    }
+    io.err(
+      `reqlix admin: ${command} failed on ${displayDbUrl(url)}: ${err instanceof Error ? err.message : String(err)}\n`,
+    );
+    return 1;
+  } finally {
+    await database?.close();
+  }
+}

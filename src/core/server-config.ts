@@ -1,0 +1,77 @@
+/**
+ * The Node server's configuration from environment variables, parsed once (every variable is listed in
+ * .dev.vars.example and the README). Bad values stop the start with a message naming the variable.
+ */
+import { z } from "zod";
+import { DomainError, type FieldError } from "./errors.js";
+import { isWellFormedToken } from "./tokens.js";
+
+const list = z
+  .string()
+  .optional()
+  .transform((v) =>
+    (v ?? "")
+      .split(",")
+      .map((s) => s.trim())
+      .filter((s) => s !== ""),
+  );
+
+const schema = z.object({
+  HOST: z.string().trim().min(1, "must not be empty").default("127.0.0.1"),
+  PORT: z.coerce
+    .number({ error: "must be a port number" })
+    .int("must be a whole number")
+    .min(0, "must be 0-65535 (0 = any free port)")
+    .max(65535, "must be 0-65535 (0 = any free port)")
+    .default(8787),
+  REQLIX_DB_URL: z.string().trim().min(1, "must not be empty").default("file:.data/reqlix.db"),
+  REQLIX_DB_AUTH_TOKEN: z.string().optional(),
+  REQLIX_BOOTSTRAP_TOKEN: z
+    .string()
+    .optional()
+    .refine(
+      (v) => v === undefined || v === "" || isWellFormedToken(v),
+      "must be rqx_ followed by ≥ 32 letters or digits",
+    ),
+  REQLIX_ALLOWED_ORIGINS: list,
+  REQLIX_ALLOWED_HOSTS: list,
+  REQLIX_RATE_LIMIT: z.string().optional(),
+  REQLIX_LOG_LEVEL: z
+    .enum(["debug", "info", "warn", "error"], { error: "must be debug, info, warn or error" })
+    .default("info"),
+});
+
+export type ServerConfig = z.output<typeof schema> & { loopback: boolean };
+
+const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1", "[::1]"]);
+
+export function parseServerConfig(env: Record<string, string | undefined>): ServerConfig {
+  // An empty variable means "not set": shells and .env files often leave them that way.
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ""));
+  const parsed = schema.safeParse(cleaned);
+  if (!parsed.success) {
+    const errors: FieldError[] = parsed.error.issues.map((i) => ({
+      field: i.path.map(String).join("."),
+      message: i.message,
+    }));
+    throw DomainError.invalid(
+      `Invalid configuration: ${errors.map((e) => `${e.field} ${e.message}`).join("; ")}`,
+      errors,
+    );
+  }
+  return { ...parsed.data, loopback: LOOPBACK.has(parsed.data.HOST.toLowerCase()) };
+}
+
+/** A database URL safe to print: credentials and query strings removed. */
+export function displayDbUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.protocol === "file:") return url.split("?")[0] ?? url;
+    u.username = "";
+    u.password = "";
+    u.search = "";
+    return u.toString();
+  } catch {
+    return url.split("?")[0] ?? url;
+  }
+}

@@ -72,9 +72,9 @@ describe("Bm25Index", () => {
         word,
         (docs, removals, query) => {
           const incremental = new Bm25Index<null>();
-          docs.forEach((d, i) =>
-            incremental.add(`k${i}`, { title: d.title.join(" "), tags: [], body: d.body.join(" ") }, null),
-          );
+          docs.forEach((d, i) => {
+            incremental.add(`k${i}`, { title: d.title.join(" "), tags: [], body: d.body.join(" ") }, null);
+          });
           const removed = new Set(removals.filter((r) => r < docs.length).map((r) => `k${r}`));
           for (const key of removed) incremental.remove(key);
           // Re-adding the same document must not double count it.

@@ -74,8 +74,9 @@ export function rateLimit(options: { limiter: RateLimiter; logger?: Logger }): M
 
 /**
  * The per-IP limit for unauthenticated callers (jsonrpc-api 4.7, 4.8): mounted before auth, it counts the
- * requests that auth refused (401) per client address; once an address is over the limit, its requests are
- * refused with 429 before auth runs, until the engine's Retry-After has passed. Authenticated traffic is
+ * requests that auth refused (401) per client address; once an address is over the limit (the refusal past
+ * it is still a 401), its requests are refused with 429 before auth runs, until the engine's Retry-After has
+ * passed. A valid token from a blocked address waits too: the address, not the token, earned the block. Authenticated traffic is
  * limited per token by `rateLimit` and never counts here.
  */
 export function rateLimitFailedAuth(options: {

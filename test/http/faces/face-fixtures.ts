@@ -34,6 +34,21 @@ export const faceFixtures: Registry<HostedContext> = {
         return { counted: steps, workspace: ctx.auth.workspaceSlug };
       },
     }),
+    defineTool<
+      HostedContext,
+      z.ZodObject<{ note: z.ZodString; epic_id: z.ZodOptional<z.ZodString> }>,
+      { length: number }
+    >({
+      name: "fixture_measure",
+      title: "Measure",
+      description: "Test fixture: measures a free-text note (whose value must never reach the audit trail).",
+      input: z.object({ note: z.string(), epic_id: z.string().optional() }),
+      output: z.object({ length: z.number() }),
+      annotations: { readOnlyHint: true },
+      handler({ note }) {
+        return { length: note.length };
+      },
+    }),
   ],
 };
 

@@ -87,7 +87,7 @@ export async function planUpdate(fh: FileHandle, summary: ScanSummary, target: L
 /**
  * Delete: removes the requirement's heading and body; when its chapter is left with no requirement and
  * no other text, the chapter heading goes too. Removing the tail of the file also removes the blank
- * lines before it, and keeps the file's trailing newline (or its absence).
+ * lines before it but keeps the file's trailing blank lines and its trailing newline (or its absence).
  */
 export async function planDelete(
   fh: FileHandle,
@@ -111,11 +111,13 @@ export async function planDelete(
     chapterRemoved = true;
   }
   if (end < size) return { splices: [{ start, end, insert: "" }], chapterRemoved };
-  // Removing the tail: cut back to the end of the last line that stays.
-  const hadEol = (await byteAt(fh, size - 1)) === NL;
+  // Removing the last block of the file: cut from the end of the last line that stays to the end of the
+  // block's own content, so the file's trailing blank lines (if any) stay, and a file that ended without
+  // a newline still does.
+  const stop = await contentEnd(fh, start, size);
   let cut = await contentEnd(fh, bomLength, start);
-  if (!hadEol && cut > bomLength && (await byteAt(fh, cut - 1)) === NL) {
+  if (stop === size && (await byteAt(fh, size - 1)) !== NL && cut > bomLength && (await byteAt(fh, cut - 1)) === NL) {
     cut -= (await byteAt(fh, cut - 2)) === CR ? 2 : 1;
   }
-  return { splices: [{ start: cut, end: size, insert: "" }], chapterRemoved };
+  return { splices: [{ start: cut, end: stop, insert: "" }], chapterRemoved };
 }

@@ -59,15 +59,25 @@ export const title = oneLine("title", 100, "requirement title: a concise name fo
 export const base = { project_root: projectRoot, operation_description: operationDescription };
 
 export const indexOrIndices = z
-  .union([
-    index,
-    z
-      .array(index, { error: "must be a string or an array of strings" })
-      .min(1, { error: "the array of indices must not be empty" })
-      .max(100, { error: "at most 100 indices per call; split the list" }),
-  ], {
-    error: 'must be an index (a string of 1 to 10 characters, e.g. "G.G.1") or an array of 1 to 100 such indices',
-  })
+  .union(
+    [
+      index,
+      z
+        .array(index, { error: "must be a string or an array of strings" })
+        .min(1, { error: "the array of indices must not be empty" })
+        .max(100, { error: "at most 100 indices per call; split the list" }),
+    ],
+    {
+      error: (issue) => {
+        const input = issue.input;
+        if (input === undefined) return 'required: requirement index (e.g. "G.G.1"), or an array of up to 100 indices';
+        if (typeof input === "string" && input.length > 10) {
+          return `too long: at most 10 characters, got ${input.length}. Shorten index.`;
+        }
+        return 'must be an index (a string of 1 to 10 characters, e.g. "G.G.1") or an array of 1 to 100 such indices';
+      },
+    },
+  )
   .describe(
     'Requirement index (e.g., "G.G.1", "T.U.2"), or an array of up to 100 indices to read several requirements in one call.',
   );

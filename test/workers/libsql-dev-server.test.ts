@@ -249,6 +249,33 @@ describe("interactive transactions", () => {
     expect(rs.rows.map((r) => r.name)).toEqual(["w1", "w2"]);
   });
 
+  it("lands every write of 16 concurrent writers (8 interactive transactions, 8 batches) exactly once", async () => {
+    await db.execute("CREATE TABLE writes (writer TEXT NOT NULL, n INTEGER NOT NULL, UNIQUE (writer, n))");
+    const clients = Array.from({ length: 16 }, () => createClient({ url: server.url }));
+    try {
+      await Promise.all(
+        clients.map(async (client, w) => {
+          const rows = Array.from({ length: 5 }, (_, n) => ({
+            sql: "INSERT INTO writes (writer, n) VALUES (?, ?)",
+            args: [`w${w}`, n],
+          }));
+          if (w % 2 === 0) {
+            await client.batch(rows, "write");
+            return;
+          }
+          const tx = await client.transaction("write");
+          for (const row of rows) await tx.execute(row);
+          await tx.commit();
+        }),
+      );
+    } finally {
+      for (const client of clients) client.close();
+    }
+    const rs = await db.execute("SELECT count(*) AS c, count(DISTINCT writer) AS w FROM writes");
+    expect(rs.rows[0]?.c).toBe(80n);
+    expect(rs.rows[0]?.w).toBe(16n);
+  });
+
   it("expires an abandoned stream: its transaction is rolled back and the write lock freed", async () => {
     const tx = await db.transaction("write");
     await tx.execute({ sql: "INSERT INTO items (name) VALUES (?)", args: ["abandoned"] });

@@ -72,6 +72,32 @@ describe("the Worker under wrangler dev", () => {
     }
   });
 
+  it("keeps every acknowledged write when 8 admin requests write at once through the Worker", async () => {
+    const names = Array.from({ length: 8 }, (_, i) => `worker-writer-${i}`);
+    const responses = await Promise.all(
+      names.map((username) =>
+        fetch(`${worker.url}/api/v1/admin/members`, {
+          method: "POST",
+          headers: { "content-type": "application/json", authorization: `Bearer ${worker.token}` },
+          body: JSON.stringify({ username, role: "editor" }),
+        }),
+      ),
+    );
+    const statuses = await Promise.all(
+      responses.map(async (r) => `${r.status} ${r.status === 201 ? "" : await r.text()}`),
+    );
+    expect(statuses).toEqual(names.map(() => "201 "));
+    const file = createClient({ url: `file:${worker.dbFile}` });
+    try {
+      const rs = await file.execute(
+        "SELECT username FROM users WHERE username LIKE 'worker-writer-%' ORDER BY username",
+      );
+      expect(rs.rows.map((r) => r.username)).toEqual([...names].sort());
+    } finally {
+      file.close();
+    }
+  });
+
   it("serves /mcp to the SDK client: initialize, tools/list, tools/call (Workers-safe JSON-schema validator)", async () => {
     const client = new Client({ name: "reqlix-worker-test", version: "1.0.0" });
     const transport = new StreamableHTTPClientTransport(new URL(`${worker.url}/mcp`), {

@@ -1,6 +1,6 @@
 /**
- * Requirement types and relationship types: per workspace, seeded when a workspace is created, managed by
- * its admins. Names are matched case-insensitively; tools always show names, never internal ids
+ * Requirement types and relationship types: per workspace, seeded when a workspace is created
+ * (workspaces.repo.ts, core/seeds.ts), managed by its admins. Names are matched case-insensitively; tools always show names, never internal ids
  * (user-story spec, criterion 9).
  */
 import { asc, eq, sql } from "drizzle-orm";
@@ -8,44 +8,6 @@ import type { NamedType } from "../core/domain.js";
 import { DomainError } from "../core/errors.js";
 import type { Executor, Tx } from "./database.js";
 import { relationshipTypes, requirementTypes } from "./schema.js";
-
-export const DEFAULT_REQUIREMENT_TYPES: NamedType[] = [
-  { name: "Functional", description: "What the system does: a behaviour or capability." },
-  {
-    name: "Non-Functional",
-    description: "How well it does it: performance, security, reliability, usability.",
-  },
-  {
-    name: "Interface",
-    description: "How it talks to other systems or people: APIs, protocols, UI contracts.",
-  },
-  { name: "Data", description: "What it stores: entities, formats, retention, migrations." },
-  {
-    name: "Constraint",
-    description: "Limits imposed from outside: platform, regulation, budget, technology.",
-  },
-  { name: "Business Rule", description: "A policy of the business the system must enforce." },
-];
-
-export const DEFAULT_RELATIONSHIP_TYPES: NamedType[] = [
-  { name: "depends_on", description: "The source cannot be done before the target." },
-  { name: "blocks", description: "The source prevents progress on the target until it is done." },
-  { name: "relates_to", description: "The two requirements concern the same subject." },
-  { name: "conflicts_with", description: "The two requirements cannot both hold as written." },
-  { name: "derives_from", description: "The source was derived from (refines) the target." },
-];
-
-/** Inserts the default types a workspace starts with; existing names are left alone (idempotent). */
-export async function seedWorkspaceTypes(tx: Tx, workspaceId: number): Promise<void> {
-  await tx
-    .insert(requirementTypes)
-    .values(DEFAULT_REQUIREMENT_TYPES.map((t) => ({ workspaceId, ...t })))
-    .onConflictDoNothing();
-  await tx
-    .insert(relationshipTypes)
-    .values(DEFAULT_RELATIONSHIP_TYPES.map((t) => ({ workspaceId, ...t })))
-    .onConflictDoNothing();
-}
 
 export async function listRequirementTypes(ex: Executor, workspaceId: number): Promise<NamedType[]> {
   return ex

@@ -104,6 +104,12 @@ async function ranked(
     LIMIT ${limit + 1}`);
 }
 
+/** The passage to show: the snippet, unless it is only the reference id (then the title says more). */
+function passage(snippet: string | undefined, r: Ranked): string {
+  if (snippet === undefined || snippet.replace(/\*\*/g, "").trim() === r.reference_id) return r.title;
+  return snippet;
+}
+
 /** Snippets for one page only: computing them for every match would dominate the query's cost. */
 async function snippets(ex: Executor, match: string, rids: number[]): Promise<Map<number, string>> {
   if (rids.length === 0) return new Map();
@@ -189,7 +195,7 @@ export async function searchGlobal(
     kind: r.kind,
     reference_id: r.reference_id,
     title: r.title,
-    snippet: texts.get(Number(r.rid)) ?? r.title,
+    snippet: passage(texts.get(Number(r.rid)), r),
     score: relevance(r.score),
     exact_match: r.exact === 0,
   }));
@@ -250,7 +256,7 @@ export async function searchRequirements(
     return {
       reference_id: r.reference_id,
       title: r.title,
-      snippet: texts.get(Number(r.rid)) ?? r.title,
+      snippet: passage(texts.get(Number(r.rid)), r),
       score: relevance(r.score),
       exact_match: r.exact === 0,
       ...d,

@@ -26,9 +26,9 @@ async function tables(client: Client): Promise<{ name: string; columns: string[]
 
 /**
  * Every row that belongs to `workspaceId` (tables with a `workspace_id` column, the FTS index included),
- * plus every row of the shared tables listed in `shared` (e.g. `users`, `relationship_types`).
+ * plus every row of the shared tables (no `workspace_id` column) listed in `shared`, or all of them.
  */
-export async function workspaceSnapshot(client: Client, workspaceId: number, shared: string[] = []): Promise<Snapshot> {
+export async function workspaceSnapshot(client: Client, workspaceId: number, shared: string[] | "all" = []): Promise<Snapshot> {
   const snapshot: Snapshot = {};
   for (const t of await tables(client)) {
     if (t.columns.includes("workspace_id")) {
@@ -36,7 +36,7 @@ export async function workspaceSnapshot(client: Client, workspaceId: number, sha
       const order = t.virtual ? "ORDER BY rowid" : `ORDER BY ${t.columns.includes("id") ? "id" : "rowid"}`;
       const rs = await client.execute({ sql: `SELECT * FROM "${t.name}" WHERE workspace_id = ? ${order}`, args: [workspaceId] });
       snapshot[t.name] = rs.rows.map((r) => ({ ...r }));
-    } else if (shared.includes(t.name)) {
+    } else if (shared === "all" || shared.includes(t.name)) {
       const rs = await client.execute(`SELECT * FROM "${t.name}" ORDER BY rowid`);
       snapshot[t.name] = rs.rows.map((r) => ({ ...r }));
     }

@@ -109,7 +109,7 @@ export function editFrontmatter(raw: string, edit: (doc: Document) => void): str
   const doc = parseYaml(split);
   if (doc.contents === null) doc.contents = doc.createNode({}) as unknown as typeof doc.contents;
   edit(doc);
-  let yaml = doc.toString({ lineWidth: 0 });
+  let yaml = doc.toString({ lineWidth: 0, flowCollectionPadding: false });
   if (split.eol === "\r\n") yaml = yaml.replace(/\r?\n/g, "\r\n");
   return split.head + yaml + split.tail;
 }

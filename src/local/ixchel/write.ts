@@ -173,8 +173,13 @@ export async function linkEntities(store: IxchelStore, input: LinkInput): Promis
     const node = doc.get(rel, true);
     const objectStyle = isMap(node) || (isSeq(node) && node.items.some((item) => isMap(item)));
     const item = objectStyle ? { id: to, type: kindOfId(to) } : to;
-    if (isSeq(node)) node.add(doc.createNode(item));
-    else if (node === undefined) doc.set(rel, doc.createNode([item]));
+    if (isSeq(node)) {
+      // A new item looks like its neighbours: `{id: …, type: …}` on one line when they are written so.
+      const created = doc.createNode(item);
+      const last = node.items.at(-1);
+      if (isMap(created) && isMap(last) && last.flow) created.flow = true;
+      node.add(created);
+    } else if (node === undefined) doc.set(rel, doc.createNode([item]));
     else doc.set(rel, doc.createNode([(node as { toJSON(): unknown }).toJSON(), item]));
     touch(doc);
   });

@@ -96,7 +96,7 @@ describe("editFrontmatter", () => {
       doc.set("status", "accepted");
     });
     expect(out).toBe(
-      "---\n# the decision\nid: dec-123456\ntitle: T # short\nrelates_to: [ iss-123456 ]\nstatus: accepted\n---\nBody  \n\n---\n",
+      "---\n# the decision\nid: dec-123456\ntitle: T # short\nrelates_to: [iss-123456]\nstatus: accepted\n---\nBody  \n\n---\n",
     );
   });
 

@@ -18,6 +18,14 @@ afterEach(async () => {
   await t.close();
 });
 
+interface ErrorJson {
+  jsonrpc?: string;
+  error: { code: number | string; message: string };
+}
+interface TokenList {
+  tokens: { id: number; name: string; username: string; workspace: string; last_used_at: string | null }[];
+}
+
 const PING = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" });
 
 function call(path: string, token: string | undefined, init: RequestInit = {}) {
@@ -49,7 +57,7 @@ describe("401 for every bad credential on every protected path", () => {
         expect(res.status).toBe(401);
         expect(res.headers.get("www-authenticate")).toBe('Bearer realm="reqlix"');
         expect(res.headers.get("x-request-id")).toMatch(/\S{8,}/);
-        const body = (await res.json()) as Record<string, any>;
+        const body = (await res.json()) as ErrorJson;
         if (path.endsWith("/mcp")) {
           expect(body.jsonrpc).toBe("2.0");
           expect(body.error.code).toBe(-32001);
@@ -89,7 +97,7 @@ describe("valid, expired and revoked tokens", () => {
     const expired = await call("/api/v1/mcp", token);
     expect(expired.status).toBe(401);
     expect(expired.headers.get("www-authenticate")).toBe('Bearer realm="reqlix"');
-    expect(((await expired.json()) as any).error.message).toMatch(/expired/);
+    expect(((await expired.json()) as ErrorJson).error.message).toMatch(/expired/);
     // The owner's token has no expiry and still works at the same moment.
     expect((await call("/api/v1/mcp", t.ownerToken)).status).toBe(200);
   });
@@ -97,13 +105,14 @@ describe("valid, expired and revoked tokens", () => {
   it("a revoked token gets 401 from the next request on", async () => {
     const token = await t.createToken("carol", "editor");
     expect((await call("/api/v1/mcp", token)).status).toBe(200);
-    const list = (await (await call("/api/v1/admin/tokens", t.ownerToken)).json()) as { tokens: any[] };
-    const id = list.tokens.find((x) => x.username === "carol").id;
+    const list = (await (await call("/api/v1/admin/tokens", t.ownerToken)).json()) as TokenList;
+    const id = list.tokens.find((x) => x.username === "carol")?.id;
+    expect(id).toBeTypeOf("number");
     const del = await call(`/api/v1/admin/tokens/${id}`, t.ownerToken, { method: "DELETE" });
     expect(del.status).toBe(200);
     const revoked = await call("/api/v1/mcp", token);
     expect(revoked.status).toBe(401);
-    expect(((await revoked.json()) as any).error.message).toMatch(/revoked/);
+    expect(((await revoked.json()) as ErrorJson).error.message).toMatch(/revoked/);
   });
 
   it("a token acts only in its own workspace", async () => {
@@ -122,7 +131,7 @@ describe("roles", () => {
       const token = await t.createToken(`user-${role}`, role);
       const res = await call("/api/v1/admin/tokens", token);
       expect(res.status).toBe(403);
-      expect(((await res.json()) as any).error.message).toMatch(/admin role/);
+      expect(((await res.json()) as ErrorJson).error.message).toMatch(/admin role/);
     }
     const admin = await t.createToken("user-admin", "admin");
     expect((await call("/api/v1/admin/tokens", admin)).status).toBe(200);
@@ -197,6 +206,20 @@ describe("secrets", () => {
       const dump = JSON.stringify(rows.rows);
       expect(dump).not.toContain(token.slice(4));
       expect(dump).not.toContain(t.ownerToken.slice(4));
+    }
+  });
+});
+
+describe("middleware runs once per request", () => {
+  it("one unauthorized log line and one access line for one refused request on each protected path", async () => {
+    for (const path of PROTECTED) {
+      const before = t.logs.length;
+      const res = await call(path, undefined);
+      expect(res.status).toBe(401);
+      const lines = t.logs.slice(before).map((l) => JSON.parse(l) as { msg: string; requestId: string });
+      expect(lines.filter((l) => l.msg === "unauthorized")).toHaveLength(1);
+      expect(lines.filter((l) => l.msg === "request")).toHaveLength(1);
+      expect(new Set(lines.map((l) => l.requestId))).toEqual(new Set([res.headers.get("x-request-id")]));
     }
   });
 });

@@ -99,7 +99,11 @@ export async function createHarness(): Promise<Harness> {
 }
 
 /** Calls a tool and returns its result; `isError` results are returned, not thrown. */
-export async function call(client: Client, name: string, args: Record<string, unknown> = {}): Promise<CallToolResult> {
+export async function call(
+  client: Client,
+  name: string,
+  args: Record<string, unknown> = {},
+): Promise<CallToolResult> {
   return (await client.callTool({ name, arguments: args })) as CallToolResult;
 }
 
@@ -122,7 +126,11 @@ export async function ok<T = Record<string, unknown>>(
 }
 
 /** Calls a tool that must fail and returns the text the model reads. */
-export async function fails(client: Client, name: string, args: Record<string, unknown> = {}): Promise<string> {
+export async function fails(
+  client: Client,
+  name: string,
+  args: Record<string, unknown> = {},
+): Promise<string> {
   const result = await call(client, name, args);
   if (!result.isError) throw new Error(`${name} succeeded but should have failed: ${text(result)}`);
   return text(result);

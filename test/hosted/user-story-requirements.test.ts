@@ -20,7 +20,8 @@ beforeAll(async () => {
   client = await h.connect(alice);
   await ok(client, "create_epic", { title: "Accounts" });
   // Stories US-001 … US-047, so the spec's own example ids are real.
-  for (let i = 1; i <= 47; i++) await ok(client, "create_user_story", { epic_id: "EP-001", title: `Story ${i}` });
+  for (let i = 1; i <= 47; i++)
+    await ok(client, "create_user_story", { epic_id: "EP-001", title: `Story ${i}` });
   await ok(client, "create_user_story", { epic_id: "EP-001", title: "Empty story" }); // US-048
 });
 
@@ -94,7 +95,12 @@ describe("results (criteria 1.1, 1.3, 1.6, 1.8, 1.9, 3.1, 3.3, 4.1)", () => {
       priority: 4,
     }); // REQ-005, same created_at as REQ-004
     // Another story's requirement must not appear.
-    await ok(client, "create_requirement", { user_story_id: "US-046", title: "Other", type: "Functional", priority: 1 });
+    await ok(client, "create_requirement", {
+      user_story_id: "US-046",
+      title: "Other",
+      type: "Functional",
+      priority: 1,
+    });
     h.setNow(undefined);
   });
 
@@ -136,7 +142,13 @@ describe("results (criteria 1.1, 1.3, 1.6, 1.8, 1.9, 3.1, 3.3, 4.1)", () => {
     );
     expect(out.user_story).toBe("US-047");
     expect(out.count).toBe(5);
-    expect(out.requirements.map((r) => r.reference_id)).toEqual(["REQ-003", "REQ-002", "REQ-001", "REQ-005", "REQ-004"]);
+    expect(out.requirements.map((r) => r.reference_id)).toEqual([
+      "REQ-003",
+      "REQ-002",
+      "REQ-001",
+      "REQ-005",
+      "REQ-004",
+    ]);
     expect(out.requirements[1]).toEqual({
       reference_id: "REQ-002",
       user_story_id: "US-047",
@@ -164,7 +176,9 @@ describe("results (criteria 1.1, 1.3, 1.6, 1.8, 1.9, 3.1, 3.3, 4.1)", () => {
     });
     for (const r of out.requirements) expect(names).toContain(r.type_name);
     const shown = text(await call(client, "get_user_story_requirements", { user_story: "US-047" }));
-    expect(shown).toContain("REQ-001: Password reset by e-mail (Priority: 2, Status: Draft, Type: Functional,");
+    expect(shown).toContain(
+      "REQ-001: Password reset by e-mail (Priority: 2, Status: Draft, Type: Functional,",
+    );
     expect(shown).toContain("REQ-003: Reset API (Priority: 1, Status: Draft, Type: Interface,");
   });
 
@@ -188,10 +202,13 @@ describe("empty story (criteria 1.4, 3.2)", () => {
 });
 
 describe("errors (criteria 2.1, 2.2)", () => {
-  test.each(["USER-047", "US-", "US-ABC", "047"])("%s → Invalid user story reference ID format", async (bad) => {
-    const message = await fails(client, "get_user_story_requirements", { user_story: bad });
-    expect(message).toContain("user_story: Invalid user story reference ID format");
-  });
+  test.each(["USER-047", "US-", "US-ABC", "047"])(
+    "%s → Invalid user story reference ID format",
+    async (bad) => {
+      const message = await fails(client, "get_user_story_requirements", { user_story: bad });
+      expect(message).toContain("user_story: Invalid user story reference ID format");
+    },
+  );
 
   test("a missing argument names the field", async () => {
     expect(await fails(client, "get_user_story_requirements", {})).toContain("user_story");

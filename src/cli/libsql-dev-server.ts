@@ -59,6 +59,7 @@ interface Entry {
 }
 
 const JSON_TYPE = "application/json";
+const MAX_IDLE_CONNECTIONS = 8;
 
 class HttpFailure extends Error {
   constructor(
@@ -125,9 +126,20 @@ export async function startLibsqlDevServer(options: LibsqlDevServerOptions): Pro
   const busyWaitMs = options.busyWaitMs ?? 5_000;
   const maxBodyBytes = options.maxBodyBytes ?? 16 * 1024 * 1024;
   const host = options.host ?? "127.0.0.1";
-  const open = openConnection(options.file);
+  const connect = openConnection(options.file);
   // Fail at start, not on the first request, if the file cannot be opened.
-  open().close();
+  const idle: Database.Database[] = [connect()];
+  // Opening a connection costs more than a point read, so clean connections of closed streams are kept.
+  const open = () => idle.pop() ?? connect();
+  const release = (db: Database.Database) => {
+    if (idle.length >= MAX_IDLE_CONNECTIONS) {
+      db.close();
+      return;
+    }
+    // The next stream must not inherit a stream's setting (@libsql/client's migrate() turns this off).
+    db.exec("PRAGMA foreign_keys=ON");
+    idle.push(db);
+  };
 
   const streams = new Map<string, Entry>();
 
@@ -172,7 +184,7 @@ export async function startLibsqlDevServer(options: LibsqlDevServerOptions): Pro
       );
     }
     const { baton, requests } = parsed.data;
-    const stream = baton ? take(baton) : new DevStream({ open, busyWaitMs });
+    const stream = baton ? take(baton) : new DevStream({ open, release, busyWaitMs });
     const results: StreamResult[] = [];
     try {
       for (const [index, raw] of requests.entries()) {
@@ -257,6 +269,7 @@ export async function startLibsqlDevServer(options: LibsqlDevServerOptions): Pro
         stream.close();
       }
       streams.clear();
+      for (const db of idle.splice(0)) db.close();
       await new Promise<void>((resolvePromise) => {
         server.close(() => resolvePromise());
         server.closeAllConnections();

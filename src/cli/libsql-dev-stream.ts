@@ -27,8 +27,10 @@ type Prepared = Database.Statement<unknown[]>;
 type Params = unknown[] | Record<string, unknown>;
 
 export interface DevStreamOptions {
-  /** Opens a new connection to the database file. */
+  /** A connection to the database file (new, or an idle one from the pool). */
   open(): Connection;
+  /** Takes back a clean connection (outside a transaction) when the stream closes; may close it. */
+  release(db: Connection): void;
   /** How long a BUSY statement is retried before its error is returned. */
   busyWaitMs: number;
 }
@@ -155,11 +157,17 @@ export class DevStream {
     }
   }
 
-  /** Closes the connection; SQLite rolls back a transaction left open. */
+  /** Ends the stream: a clean connection goes back to the pool, any other is rolled back and closed. */
   close(): void {
     this.#closed = true;
-    this.#dropConnection();
     this.#sqls.clear();
+    const db = this.#db;
+    if (db?.open && !this.#stale && !db.inTransaction) {
+      this.#db = undefined;
+      this.#options.release(db);
+      return;
+    }
+    this.#dropConnection();
   }
 
   #connection(): Connection {

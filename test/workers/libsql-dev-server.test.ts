@@ -393,6 +393,18 @@ describe("wire format", () => {
     expect(closed.json.baton).toBeNull();
   });
 
+  it("reuses connections between streams without carrying a stream's foreign_keys setting over", async () => {
+    const off = await pipeline({
+      baton: null,
+      requests: [{ type: "execute", stmt: { sql: "PRAGMA foreign_keys=off" } }, { type: "close" }],
+    });
+    expect(off.json.results[0].type).toBe("ok");
+    for (let i = 0; i < 10; i++) {
+      const rs = await db.execute("PRAGMA foreign_keys");
+      expect(rs.rows[0]?.foreign_keys).toBe(1n);
+    }
+  });
+
   it("rejects a body that is not a pipeline with HTTP 400 and says what is wrong", async () => {
     const notJson = await pipeline("{");
     expect(notJson.status).toBe(400);

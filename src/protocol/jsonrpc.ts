@@ -96,6 +96,11 @@ function invalidParams(message: string, errors: FieldError[]): RpcFailure {
   return new RpcFailure(200, JsonRpcCode.InvalidParams, message, { errors });
 }
 
+/** `data` only when there is something in it. */
+function dataOf(details: Record<string, unknown>): Record<string, unknown> | undefined {
+  return Object.keys(details).length > 0 ? details : undefined;
+}
+
 /** DomainError → HTTP status and JSON-RPC error, per DESIGN's error table. */
 export function domainErrorToRpc(error: DomainError, correlationId: string): RpcFailure {
   switch (error.code) {
@@ -106,13 +111,13 @@ export function domainErrorToRpc(error: DomainError, correlationId: string): Rpc
     case "not_found":
       return new RpcFailure(200, JsonRpcCode.NotFound, error.message, error.details);
     case "conflict":
-      return new RpcFailure(200, JsonRpcCode.Conflict, error.message, error.details);
+      return new RpcFailure(200, JsonRpcCode.Conflict, error.message, dataOf(error.details));
     case "forbidden":
-      return new RpcFailure(403, JsonRpcCode.Forbidden, error.message, error.details);
+      return new RpcFailure(403, JsonRpcCode.Forbidden, error.message, dataOf(error.details));
     case "unauthorized":
       return new RpcFailure(401, JsonRpcCode.Unauthorized, error.message);
     case "rate_limited":
-      return new RpcFailure(429, JsonRpcCode.RateLimited, error.message, error.details);
+      return new RpcFailure(429, JsonRpcCode.RateLimited, error.message, dataOf(error.details));
     default:
       // unavailable / internal: the DomainError's message is written for the client, but nothing more.
       return new RpcFailure(500, JsonRpcCode.InternalError, error.message, { correlation_id: correlationId });

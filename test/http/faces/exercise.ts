@@ -1,0 +1,205 @@
+/**
+ * Drives every tool, resource and prompt of a compiled registry with valid arguments, generated from the
+ * registry itself: a new tool is exercised by the role and tenant suites without editing them. A required
+ * argument this file cannot fill fails loudly, naming the argument to add a sample for.
+ */
+import type { ListedTool } from "../../../src/protocol/compile.js";
+import type { TestApp } from "../../helpers/app.js";
+import { type RpcAnswer, rpc } from "./http.js";
+
+/** Reference ids of a seeded set of entities in one workspace. */
+export interface Seed {
+  epic: string;
+  story: string;
+  req1: string;
+  req2: string;
+  ac: string;
+  /** A relationship `req1 depends_on req2` exists. */
+  marker: string;
+}
+
+function ok(a: RpcAnswer, what: string): Record<string, unknown> {
+  if (a.status !== 200 || !a.body?.result) throw new Error(`${what} failed: ${a.status} ${a.text}`);
+  return a.body.result.structuredContent as Record<string, unknown>;
+}
+
+async function create(
+  t: TestApp,
+  token: string,
+  name: string,
+  args: Record<string, unknown>,
+): Promise<string> {
+  const out = ok(await rpc(t, "tools/call", { name, arguments: args }, token), name);
+  return out.reference_id as string;
+}
+
+/** Creates an epic, a story, two requirements, an acceptance criterion and a relationship, all marked. */
+export async function seed(t: TestApp, token: string, marker: string): Promise<Seed> {
+  const epic = await create(t, token, "create_epic", {
+    title: `${marker} epic`,
+    description: `${marker} epic body`,
+  });
+  const story = await create(t, token, "create_user_story", {
+    epic_id: epic,
+    title: `${marker} story`,
+    description: marker,
+  });
+  const req1 = await create(t, token, "create_requirement", {
+    user_story_id: story,
+    title: `${marker} requirement one`,
+    description: `${marker} first`,
+    type: "Functional",
+    priority: 1,
+  });
+  const req2 = await create(t, token, "create_requirement", {
+    user_story_id: story,
+    title: `${marker} requirement two`,
+    description: `${marker} second`,
+    type: "Non-Functional",
+    priority: 2,
+  });
+  const ac = await create(t, token, "create_acceptance_criteria", {
+    user_story_id: story,
+    description: `Given ${marker} when used then it works`,
+  });
+  ok(
+    await rpc(
+      t,
+      "tools/call",
+      {
+        name: "create_relationship",
+        arguments: {
+          source_requirement_id: req1,
+          target_requirement_id: req2,
+          relationship_type: "depends_on",
+        },
+      },
+      token,
+    ),
+    "create_relationship",
+  );
+  return { epic, story, req1, req2, ac, marker };
+}
+
+/** The value of an id-like argument, or undefined when `name` is not one. */
+export function idFor(name: string, s: Seed): string | undefined {
+  switch (name) {
+    case "epic_id":
+      return s.epic;
+    case "user_story_id":
+    case "user_story":
+      return s.story;
+    case "requirement_id":
+    case "source_requirement_id":
+      return s.req1;
+    case "target_requirement_id":
+      return s.req2;
+    case "acceptance_criteria_id":
+      return s.ac;
+    default:
+      return undefined;
+  }
+}
+
+function valueFor(tool: string, name: string, s: Seed, unique: string): unknown {
+  const id = idFor(name, s);
+  if (id !== undefined) return id;
+  switch (name) {
+    case "title":
+      return `${unique} ${tool} title`;
+    case "description":
+      return `${unique} ${tool} description`;
+    case "type":
+      return "Functional";
+    case "priority":
+      return 2;
+    case "relationship_type":
+      // The seed's link is depends_on: deleting removes it, creating adds a second kind.
+      return tool.startsWith("delete_") ? "depends_on" : "relates_to";
+    case "query":
+      // Lower case: an answer that echoes its query must not be mistaken for a leak of the (upper-case) marker.
+      return s.marker.toLowerCase();
+    case "name":
+      return `Type ${unique}`.replace(/[^\p{L}\p{N} _-]/gu, "-");
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * Arguments for one call: every required argument, plus an id-like optional one (a filter) and, for an
+ * update, a title to change, so a call that reached another workspace's data would both read and write it.
+ */
+export function sampleArgs(tool: ListedTool, s: Seed, unique: string): Record<string, unknown> {
+  const schema = tool.inputSchema as { properties?: Record<string, unknown>; required?: string[] };
+  const required = new Set(schema.required ?? []);
+  const args: Record<string, unknown> = {};
+  for (const name of Object.keys(schema.properties ?? {})) {
+    const isRequired = required.has(name);
+    const wanted =
+      isRequired || idFor(name, s) !== undefined || (name === "title" && tool.name.startsWith("update_"));
+    // An update's optional parent id would move the entity: keep the one it has.
+    if (!wanted || (!isRequired && tool.name.startsWith("update_") && name.endsWith("_id"))) continue;
+    const value = valueFor(tool.name, name, s, unique);
+    if (value === undefined) {
+      if (isRequired)
+        throw new Error(
+          `No sample value for required argument "${name}" of ${tool.name}: add one in test/http/faces/exercise.ts`,
+        );
+      continue;
+    }
+    args[name] = value;
+  }
+  return args;
+}
+
+/** A template's URI with its variables filled from the seed (`epic://{epic_id}` → `epic://EP-001`). */
+export function sampleUri(template: string, s: Seed): string {
+  return template.replace(/\{([^}]+)\}/g, (_m, name: string) => {
+    const id = idFor(name, s);
+    if (id === undefined)
+      throw new Error(`No sample value for URI variable {${name}} in ${template}: add one in exercise.ts`);
+    return id;
+  });
+}
+
+/** Prompt arguments: each declared argument that names an entity, filled from the seed. */
+export function samplePromptArgs(
+  args: { name: string; required: boolean }[],
+  s: Seed,
+  prompt: string,
+): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const a of args) {
+    const id = idFor(a.name, s);
+    if (id !== undefined) {
+      // suggest_test_scenarios takes one of two ids: give the first the prompt declares.
+      if (!a.required && Object.keys(out).length > 0) continue;
+      out[a.name] = id;
+    } else if (a.required) {
+      throw new Error(
+        `No sample value for required argument "${a.name}" of prompt ${prompt}: add one in exercise.ts`,
+      );
+    }
+  }
+  return out;
+}
+
+export type Outcome = "ok" | "forbidden" | "not_found" | "other";
+
+/** How a JSON-RPC or /mcp answer to tools/call came out. */
+export function outcomeOf(face: "jsonrpc" | "mcp", a: RpcAnswer): Outcome {
+  if (face === "jsonrpc") {
+    if (a.status === 200 && a.body?.result) return "ok";
+    if (a.status === 403 && a.body?.error?.code === -32003) return "forbidden";
+    if (a.status === 200 && a.body?.error?.code === -32002) return "not_found";
+    return "other";
+  }
+  const result = a.body?.result;
+  if (!result) return a.body?.error?.code === -32002 ? "not_found" : "other";
+  if (!result.isError) return "ok";
+  const text = String(result.content?.[0]?.text ?? "");
+  if (text.startsWith("Forbidden")) return "forbidden";
+  if (/not found/i.test(text)) return "not_found";
+  return "other";
+}

@@ -57,7 +57,13 @@ async function main(): Promise<void> {
   process.once("SIGTERM", () => void shutdown(0));
   wrangler.child.once("exit", (code) => void shutdown(code ?? 1));
 
-  await wrangler.ready();
+  try {
+    await wrangler.ready();
+  } catch (error) {
+    console.error(error instanceof Error ? error.message : error);
+    await shutdown(1);
+    return;
+  }
   console.log(
     `\nreqlix Worker (wrangler dev, local) on ${wrangler.url} — try ${wrangler.url}/healthz. Ctrl-C stops.`,
   );

@@ -42,6 +42,7 @@ async function main(): Promise<void> {
   const database = await openDatabase({
     url: config.REQLIX_DB_URL,
     ...(config.REQLIX_DB_AUTH_TOKEN ? { authToken: config.REQLIX_DB_AUTH_TOKEN } : {}),
+    onBusy: (attempt) => logger.log("warn", "database busy: reconnected, retrying the write", { attempt }),
   });
   await migrateDatabase(database);
   const boot = await bootstrap(database, {

@@ -7,7 +7,7 @@ import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { createClient } from "@libsql/client";
 import { DomainError } from "../core/errors.js";
-import { type Database, databaseFromClient } from "./database.js";
+import { type Database, type DatabaseOptions, databaseFromClient } from "./database.js";
 
 export type { Database, Db, Executor, Tx } from "./database.js";
 export { databaseFromClient } from "./database.js";
@@ -15,8 +15,14 @@ export { databaseFromClient } from "./database.js";
 export interface OpenDatabaseOptions {
   url: string;
   authToken?: string;
-  /** SQLite busy timeout for embedded files, in ms (default 5000). */
+  /**
+   * SQLite busy timeout for embedded files, in ms (default 250). The embedded client waits synchronously,
+   * blocking the event loop, so it stays short; `write` retries after BUSY with an async back-off.
+   */
   busyTimeoutMs?: number;
+  /** Retries of a write after SQLITE_BUSY (default 8), and a hook told about each BUSY. */
+  busyRetries?: number;
+  onBusy?: DatabaseOptions["onBusy"];
   /** Create the folder of a `file:` URL when missing (default true). */
   createFolder?: boolean;
 }
@@ -51,12 +57,17 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   const client = createClient({
     url,
     ...(options.authToken ? { authToken: options.authToken } : {}),
-    timeout: options.busyTimeoutMs ?? 5000,
+    timeout: options.busyTimeoutMs ?? 250,
   });
   if (url.startsWith("file:")) {
     // WAL lets reads run beside the one writer; foreign keys keep workspace-scoped rows consistent.
     if (!inMemory) await client.execute("PRAGMA journal_mode = WAL");
     await client.execute("PRAGMA foreign_keys = ON");
   }
-  return databaseFromClient(client, { serializeWrites: true, serializeReads: inMemory });
+  return databaseFromClient(client, {
+    serializeWrites: true,
+    serializeReads: inMemory,
+    ...(options.busyRetries !== undefined ? { busyRetries: options.busyRetries } : {}),
+    ...(options.onBusy ? { onBusy: options.onBusy } : {}),
+  });
 }

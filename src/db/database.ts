@@ -42,8 +42,10 @@ export interface DatabaseOptions {
   serializeWrites?: boolean;
   /** Also queue reads behind writes: needed when the client has a single connection (`:memory:`). */
   serializeReads?: boolean;
-  /** Times a write is retried after SQLITE_BUSY (each after a reconnect). Default 3. */
+  /** Times a write is retried after SQLITE_BUSY (each after a reconnect and an async back-off). Default 8. */
   busyRetries?: number;
+  /** Told about every SQLITE_BUSY a write met (after the reconnect); for logs and tests. */
+  onBusy?: (attempt: number, err: unknown) => void;
 }
 
 /** A FIFO async mutex: each task starts when the previous one settled. */
@@ -94,7 +96,7 @@ export function databaseFromClient(client: Client, options: DatabaseOptions = {}
   const writes = new AsyncMutex();
   const serializeWrites = options.serializeWrites ?? true;
   const serializeReads = options.serializeReads ?? false;
-  const busyRetries = options.busyRetries ?? 3;
+  const busyRetries = options.busyRetries ?? 8;
   let closed = false;
 
   const inWriteQueue = <T>(task: () => Promise<T>): Promise<T> =>
@@ -113,6 +115,7 @@ export function databaseFromClient(client: Client, options: DatabaseOptions = {}
         } catch (err) {
           if (!isBusyError(err)) throw err;
           await reconnect();
+          options.onBusy?.(attempt, err);
           if (attempt >= busyRetries) {
             throw new DomainError(
               "unavailable",
@@ -123,7 +126,9 @@ export function databaseFromClient(client: Client, options: DatabaseOptions = {}
               },
             );
           }
-          await delay(20 * 2 ** attempt);
+          // Back off asynchronously: the embedded client's own busy wait blocks the event loop, so it is
+          // kept short (client.ts) and the waiting happens here instead.
+          await delay(Math.min(500, 25 * 2 ** attempt));
         }
       }
     });

@@ -5,7 +5,8 @@
  * start, or one created closer to the working directory, is seen at once; there is no global fallback.
  * The parsed catalog is cached until the file changes: each call compares the file's modification time,
  * size and inode (editors that replace the file by rename change the inode), and an `fs.watch` on the
- * `.knowledge` folder marks the cache stale for writes a stat cannot tell apart. Reads are synchronous: the
+ * `.knowledge` folder marks the cache stale (for writes a stat cannot tell apart) and reloads it in the
+ * background, so a change is loaded within 100 ms even before the next call. Reads are synchronous: the
  * file is small and a cached call then costs a few microseconds.
  */
 import { type FSWatcher, readFileSync, type Stats, statSync, watch } from "node:fs";
@@ -24,6 +25,8 @@ export const CONFIG_DIR = ".knowledge";
 export const CONFIG_FILE = "config.yaml";
 /** A docsets file is a few hundred bytes; refuse to parse something that is clearly not one. */
 const MAX_CONFIG_BYTES = 1024 * 1024;
+/** Events of one save arrive within a few milliseconds; reload once after they settle. */
+const RELOAD_DEBOUNCE_MS = 10;
 
 export type ConfigState =
   | { kind: "missing"; searchedFrom: string }
@@ -33,6 +36,8 @@ export type ConfigState =
 interface Cached {
   path: string;
   signature: string;
+  /** The text the state was parsed from (undefined when the file could not be read). */
+  text: string | undefined;
   state: ConfigState;
 }
 
@@ -84,6 +89,7 @@ export class KnowledgeConfigStore {
   private stale = false;
   private watcher: FSWatcher | undefined;
   private watchedDir: string | undefined;
+  private reloadTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly cwd: string,
@@ -102,10 +108,10 @@ export class KnowledgeConfigStore {
     const cached = this.cached;
     if (cached && !this.stale && cached.path === found.path && cached.signature === sig) return cached.state;
     this.stale = false;
-    const state = this.load(found.path, found.stats);
-    this.cached = { path: found.path, signature: sig, state };
+    const loaded = this.load(found.path, found.stats, cached?.path === found.path ? cached : undefined);
+    this.cached = { path: found.path, signature: sig, ...loaded };
     this.watchFolder(dirname(found.path));
-    return state;
+    return loaded.state;
   }
 
   /** The catalog, or the error that tells the model (and through it the user) how to fix the configuration. */
@@ -120,9 +126,14 @@ export class KnowledgeConfigStore {
     this.unwatch();
   }
 
-  private load(path: string, stats: Stats): ConfigState {
+  private load(
+    path: string,
+    stats: Stats,
+    previous: Cached | undefined,
+  ): { text: string | undefined; state: ConfigState } {
+    const state = (s: ConfigState) => ({ text: undefined, state: s });
     if (stats.isDirectory()) {
-      return {
+      return state({
         kind: "error",
         path,
         error: new DomainError(
@@ -130,10 +141,10 @@ export class KnowledgeConfigStore {
           `Cannot read ${path}: it is a folder, not a file. Remove it and create ${CONFIG_FILE} as a YAML file, for example:\n${MINIMAL_CONFIG_EXAMPLE}`,
           { config_path: path },
         ),
-      };
+      });
     }
     if (stats.size > MAX_CONFIG_BYTES) {
-      return {
+      return state({
         kind: "error",
         path,
         error: new DomainError(
@@ -141,7 +152,7 @@ export class KnowledgeConfigStore {
           `${path} is ${stats.size} bytes; a docsets configuration is at most ${MAX_CONFIG_BYTES} bytes. Check that it is the right file.`,
           { config_path: path },
         ),
-      };
+      });
     }
     let text: string;
     try {
@@ -149,7 +160,7 @@ export class KnowledgeConfigStore {
     } catch (error) {
       // REQ-7: a file access error, with the cause and a way out.
       const code = (error as NodeJS.ErrnoException).code ?? "unknown error";
-      return {
+      return state({
         kind: "error",
         path,
         error: new DomainError(
@@ -157,16 +168,21 @@ export class KnowledgeConfigStore {
           `Cannot read ${path} (${code}): check that the file exists and that your user may read it (e.g. chmod u+r).`,
           { config_path: path, cause: code },
         ),
-      };
+      });
     }
+    // A watch event for a write that was already loaded (or a save of identical text): nothing to parse.
+    if (previous?.text === text) return { text, state: previous.state };
     const parsed = parseDocsetsConfig(text);
     if (!parsed.ok) {
       this.log("knowledge config rejected", { path, problems: parsed.problems.length });
-      return { kind: "error", path, error: invalidConfigError(path, parsed.kind, parsed.problems) };
+      return {
+        text,
+        state: { kind: "error", path, error: invalidConfigError(path, parsed.kind, parsed.problems) },
+      };
     }
     const catalog = catalogFromConfig(parsed.config, dirname(path));
     this.log("knowledge config loaded", { path, docsets: catalog.docsets.length });
-    return { kind: "ok", path, catalog };
+    return { text, state: { kind: "ok", path, catalog } };
   }
 
   private watchFolder(dir: string): void {
@@ -175,8 +191,10 @@ export class KnowledgeConfigStore {
     try {
       // Watch the folder, not the file: an editor that saves by rename replaces the file's inode.
       const watcher = watch(dir, { persistent: false }, (_event, filename) => {
-        if (filename === null || filename === CONFIG_FILE || String(filename).startsWith(CONFIG_FILE)) {
+        // Only the file itself: an editor's temp file beside it changes nothing until it is renamed over.
+        if (filename === null || String(filename) === CONFIG_FILE) {
           this.stale = true;
+          this.scheduleReload();
         }
       });
       watcher.on("error", () => this.unwatch());
@@ -189,7 +207,29 @@ export class KnowledgeConfigStore {
     }
   }
 
+  /**
+   * REQ-9: reload in the background shortly after a change (a save is often several events: truncate,
+   * write, rename), so the change is loaded within 100 ms even if no call comes, and the next call is a
+   * cache hit instead of paying for the YAML parse.
+   */
+  private scheduleReload(): void {
+    if (this.reloadTimer) return;
+    this.reloadTimer = setTimeout(() => {
+      this.reloadTimer = undefined;
+      try {
+        this.current();
+      } catch (error) {
+        this.log("knowledge config reload failed", {
+          error: error instanceof Error ? error.message : String(error),
+        });
+      }
+    }, RELOAD_DEBOUNCE_MS);
+    this.reloadTimer.unref();
+  }
+
   private unwatch(): void {
+    if (this.reloadTimer) clearTimeout(this.reloadTimer);
+    this.reloadTimer = undefined;
     this.watcher?.close();
     this.watcher = undefined;
     this.watchedDir = undefined;

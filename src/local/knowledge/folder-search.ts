@@ -7,8 +7,7 @@
  * whether more matches exist (`truncated`). Binary files, dot-entries and symbolic links are skipped; the
  * walk order is sorted, so the same folder always gives the same answer.
  */
-import { createReadStream } from "node:fs";
-import { opendir } from "node:fs/promises";
+import { open, opendir } from "node:fs/promises";
 import { join } from "node:path";
 import { StringDecoder } from "node:string_decoder";
 
@@ -77,9 +76,26 @@ interface Budget {
   exhausted: boolean;
 }
 
+/** One buffer for every read: files are read in place, never whole (memory stays flat). */
+const CHUNK_BYTES = 256 * 1024;
+
+/** How many "\n" are in `text` (native indexOf is much faster than a per-character loop). */
+function countLines(text: string): number {
+  let n = 0;
+  let at = text.indexOf("\n");
+  while (at !== -1) {
+    n++;
+    at = text.indexOf("\n", at + 1);
+  }
+  return n;
+}
+
 /**
- * Scans one file; pushes matches until `result.matches` holds `limit`, then returns `true` as soon as one
- * more match shows up (the caller then knows the list is truncated).
+ * Scans one file; pushes matches until `result.matches` holds `maxMatches`, then returns `true` as soon as
+ * one more match shows up (the caller then knows the list is truncated).
+ *
+ * Text is handled a block of whole lines at a time: the block is lowercased once and searched with
+ * `indexOf`; only a block holding a match (or owing context lines to an earlier one) is split into lines.
  */
 async function scanFile(
   root: string,
@@ -89,10 +105,11 @@ async function scanFile(
   options: FolderSearchOptions,
   result: FolderSearchResult,
   budget: Budget,
+  buffer: Buffer,
 ): Promise<boolean> {
-  const stream = createReadStream(join(root, path), { highWaterMark: 64 * 1024 });
+  const handle = await open(join(root, path), "r");
   const decoder = new StringDecoder("utf8");
-  const before: string[] = [];
+  let before: string[] = [];
   let awaitingAfter: FolderMatch[] = [];
   let pending = "";
   let lineNo = 0;
@@ -140,30 +157,59 @@ async function scanFile(
     return false;
   };
 
+  /** `block` is whole lines joined by "\n" (no trailing one). Returns true to stop reading the file. */
+  const onBlock = (block: string): boolean => {
+    if (awaitingAfter.length === 0) {
+      const lower = block.toLowerCase();
+      let any = false;
+      for (const term of lowered) {
+        if (lower.includes(term)) {
+          any = true;
+          break;
+        }
+      }
+      if (!any) {
+        // Fast path: no match, no context owed; keep line count and the trailing context lines.
+        lineNo += countLines(block) + 1;
+        if (options.contextLines > 0) {
+          let cut = block.length;
+          for (let i = 0; i < options.contextLines && cut > 0; i++) cut = block.lastIndexOf("\n", cut - 1);
+          const tail = block.slice(cut + 1).split("\n");
+          before = [...before, ...tail]
+            .slice(-options.contextLines)
+            .map((l) => clip(l.endsWith("\r") ? l.slice(0, -1) : l));
+        }
+        return false;
+      }
+    }
+    for (const raw of block.split("\n")) {
+      if (onLine(raw.endsWith("\r") ? raw.slice(0, -1) : raw)) return true;
+    }
+    return false;
+  };
+
   let stop = false;
   try {
-    for await (const chunk of stream as AsyncIterable<Buffer>) {
+    for (;;) {
       if (options.signal?.aborted) break;
+      const { bytesRead } = await handle.read(buffer, 0, buffer.length, null);
+      if (bytesRead === 0) break;
+      const chunk = buffer.subarray(0, bytesRead);
       if (first) {
         first = false;
         if (chunk.subarray(0, 8000).includes(0)) break; // binary: not documentation text
       }
-      budget.bytes += chunk.length;
+      budget.bytes += bytesRead;
       pending += decoder.write(chunk);
-      let start = 0;
-      for (;;) {
-        const nl = pending.indexOf("\n", start);
-        if (nl === -1) break;
-        const end = nl > start && pending.charCodeAt(nl - 1) === 13 ? nl - 1 : nl;
-        const line = pending.slice(start, end);
-        start = nl + 1;
-        if (onLine(line)) {
+      const lastNl = pending.lastIndexOf("\n");
+      if (lastNl !== -1) {
+        const block = pending.slice(0, lastNl);
+        pending = pending.slice(lastNl + 1);
+        if (onBlock(block)) {
           stop = true;
           break;
         }
       }
-      if (stop) break;
-      pending = pending.slice(start);
       if (pending.length > MAX_PENDING_CHARS) {
         stop = onLine(pending);
         pending = "";
@@ -174,12 +220,12 @@ async function scanFile(
         break;
       }
     }
-    if (!stop && !first) {
+    if (!stop && !first && !budget.exhausted) {
       pending += decoder.end();
-      if (pending.length > 0) onLine(pending);
+      if (pending.length > 0) onLine(pending.endsWith("\r") ? pending.slice(0, -1) : pending);
     }
   } finally {
-    stream.destroy();
+    await handle.close();
   }
   return moreFound;
 }
@@ -190,6 +236,7 @@ export async function searchFolder(root: string, options: FolderSearchOptions): 
   if (lowered.length === 0 || options.maxMatches <= 0) return result;
   const budget: Budget = { bytes: 0, exhausted: false };
   const maxFiles = options.maxFiles ?? DEFAULT_MAX_FILES;
+  const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
   for await (const path of walk(root, "", options.signal)) {
     if (options.signal?.aborted) {
       result.truncated = true;
@@ -202,7 +249,7 @@ export async function searchFolder(root: string, options: FolderSearchOptions): 
     result.files_searched++;
     let more: boolean;
     try {
-      more = await scanFile(root, path, lowered, options.terms, options, result, budget);
+      more = await scanFile(root, path, lowered, options.terms, options, result, budget, buffer);
     } catch {
       continue; // unreadable file (permissions, vanished mid-walk): skip it, keep searching
     }

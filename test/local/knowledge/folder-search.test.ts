@@ -57,16 +57,18 @@ describe("searchFolder", () => {
   });
 
   it("streams large files: lines and multi-byte characters that straddle chunk boundaries are intact", async () => {
-    // 64 KiB chunks: put a match, and a run of 3-byte characters, across the first boundary.
-    const filler = `${"x".repeat(99)}\n`.repeat(655); // 65,500 bytes
+    // 256 KiB reads: put a match, and a run of 3-byte characters, across the first boundary (262,144).
+    const filler = `${"x".repeat(99)}\n`.repeat(2621); // 262,100 bytes: the boundary falls inside a "€"
     const content = `${filler}prefix€€€€€€ needle €€€€ suffix\n${"y\n".repeat(50_000)}last needle\n`;
     const root = await folder({ "big.md": content });
     const r = await searchFolder(root, { ...base, contextLines: 1, terms: ["NEEDLE"] });
     expect(r.matches.map((m) => [m.line, m.text])).toEqual([
-      [656, "prefix€€€€€€ needle €€€€ suffix"],
-      [50_657, "last needle"],
+      [2622, "prefix€€€€€€ needle €€€€ suffix"],
+      [52_623, "last needle"],
     ]);
-    expect(r.matches[0]?.before).toEqual(["x".repeat(99)]);
+    expect(r.matches[0]?.before).toEqual(["x".repeat(99)]); // carried over from the block before
+    expect(r.matches[0]?.after).toEqual(["y"]);
+    expect(r.matches[1]?.before).toEqual(["y"]);
   });
 
   it("clips very long lines around the match", async () => {

@@ -68,6 +68,18 @@ describe("knowledge configuration reload over stdio", () => {
     expect(await untilSeen(companion, "3.0", since)).toBeLessThan(100);
   });
 
+  it("REQ-9: reloads within 100 ms of a write even when no call comes (watch, background reload)", async () => {
+    const loads = () => companion.stderr().split("knowledge config loaded").length - 1;
+    const before = loads();
+    const since = performance.now();
+    await replaceFile(path, config("3.5"));
+    while (loads() === before && performance.now() - since < 2000) await new Promise((r) => setTimeout(r, 2));
+    expect(performance.now() - since).toBeLessThan(100);
+    expect(loads()).toBe(before + 1);
+    expect(await listVersion(companion)).toBe("3.5");
+    expect(loads()).toBe(before + 1); // the call was a cache hit
+  });
+
   it("REQ-9: an edit that keeps the same size is seen too", async () => {
     const since = performance.now();
     await writeFile(path, config("4.0")); // same length as "3.0"

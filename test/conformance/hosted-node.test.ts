@@ -25,17 +25,8 @@ import {
 } from "../helpers/conformance.js";
 import { type HostedServer, startHosted } from "../helpers/hosted.js";
 import { type AuthProxy, startAuthProxy } from "../helpers/proxy.js";
+import { FIXTURE_FREE } from "./fixture-free.js";
 
-/** Scenarios that call no fixture: they must pass against the production registry too. */
-export const FIXTURE_FREE = [
-  "server-initialize",
-  "ping",
-  "logging-set-level",
-  "tools-list",
-  "resources-list",
-  "prompts-list",
-  "dns-rebinding-protection",
-];
 
 let out: string;
 let expected: ExpectedFailures;

@@ -1,0 +1,87 @@
+/**
+ * The MCP conformance suite against `/mcp` of the Worker in workerd (`wrangler dev`, local libSQL endpoint),
+ * behind the same auth proxy as on Node: the whole active suite against a Worker that also serves the
+ * fixture registry (test/conformance/fixture-worker.ts), with the same expected failures, and the
+ * fixture-free scenarios against the production Worker (src/worker.ts).
+ */
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  type ConformanceRun,
+  describeFailures,
+  EXPECTED_FAILURES,
+  type ExpectedFailures,
+  failedChecks,
+  readExpectedFailures,
+  runConformance,
+} from "../helpers/conformance.js";
+import { startWorkerWithEntry } from "../helpers/fixture-worker.js";
+import { type AuthProxy, startAuthProxy } from "../helpers/proxy.js";
+import { type StartedWorker, startWorker } from "../helpers/workers.js";
+import { FIXTURE_FREE } from "./fixture-free.js";
+
+let out: string;
+let expected: ExpectedFailures;
+let fixtureWorker: StartedWorker;
+let prodWorker: StartedWorker;
+const proxies: AuthProxy[] = [];
+let suite: ConformanceRun;
+const single = new Map<string, ConformanceRun>();
+
+beforeAll(async () => {
+  out = await mkdtemp(join(tmpdir(), "reqlix-conformance-worker-"));
+  expected = await readExpectedFailures();
+  // Both Workers start at once: wrangler + workerd take most of this file's time.
+  [fixtureWorker, prodWorker] = await Promise.all([startWorkerWithEntry("test/conformance/fixture-worker.ts"), startWorker()]);
+  const fixtureProxy = await startAuthProxy({ target: fixtureWorker.url, token: fixtureWorker.token });
+  const prodProxy = await startAuthProxy({ target: prodWorker.url, token: prodWorker.token });
+  proxies.push(fixtureProxy, prodProxy);
+  const runs = await Promise.all([
+    runConformance({ url: `${fixtureProxy.url}/mcp`, outputDir: join(out, "fixtures"), expectedFailures: EXPECTED_FAILURES }),
+    ...FIXTURE_FREE.map((scenario) => runConformance({ url: `${prodProxy.url}/mcp`, outputDir: join(out, `prod-${scenario}`), scenario })),
+  ]);
+  suite = runs[0] as ConformanceRun;
+  FIXTURE_FREE.forEach((scenario, i) => single.set(scenario, runs[i + 1] as ConformanceRun));
+}, 300_000);
+
+afterAll(async () => {
+  for (const p of proxies) await p.close();
+  await fixtureWorker?.close();
+  await prodWorker?.close();
+  if (out) await rm(out, { recursive: true, force: true });
+}, 60_000);
+
+describe("conformance suite against /mcp in workerd with the fixture registry", () => {
+  it("runs the whole active suite", () => {
+    expect(suite.scenarios.size, suite.output.slice(-2000)).toBeGreaterThanOrEqual(30);
+  });
+
+  it("passes every scenario that is not an expected failure, and fails every expected one", () => {
+    const unexpected = [...suite.scenarios].filter(([n, checks]) => !expected.server.includes(n) && failedChecks(checks).length > 0).map(([n]) => n);
+    expect(unexpected, describeFailures(suite.scenarios, unexpected)).toEqual([]);
+    const stale = expected.server.filter((n) => failedChecks(suite.scenarios.get(n) ?? []).length === 0);
+    expect(stale).toEqual([]);
+    expect(suite.exitCode, suite.output.slice(-2000)).toBe(0);
+  });
+
+  it("passes DNS-rebinding protection in workerd too", () => {
+    const checks = suite.scenarios.get("dns-rebinding-protection") ?? [];
+    expect(checks.map((c) => `${c.id}:${c.status}`).sort()).toEqual([
+      "localhost-host-rebinding-rejected:SUCCESS",
+      "localhost-host-valid-accepted:SUCCESS",
+    ]);
+  });
+});
+
+describe("fixture-free scenarios against the production Worker", () => {
+  for (const scenario of FIXTURE_FREE) {
+    it(`${scenario} passes`, () => {
+      const r = single.get(scenario) as ConformanceRun;
+      expect(r.scenarios.get(scenario)?.length ?? 0, r.output.slice(-2000)).toBeGreaterThan(0);
+      expect(describeFailures(r.scenarios, [scenario])).toBe("");
+      expect(r.exitCode).toBe(0);
+    });
+  }
+});

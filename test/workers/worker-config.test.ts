@@ -1,0 +1,48 @@
+/**
+ * src/worker.ts's reading of its bindings, in Node (the same module workerd runs; the real-Worker test
+ * covers the runtime). A misconfigured Worker must say which binding to fix.
+ */
+import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
+import { describe, expect, it } from "vitest";
+import { MemoryRateLimiter } from "../../src/http/rate-limit-memory.js";
+import worker, { workerDeps } from "../../src/worker.js";
+
+const ctx = { waitUntil() {}, passThroughOnException() {}, props: {} } as unknown as ExecutionContext;
+
+describe("worker bindings", () => {
+  it("answers 500 naming LIBSQL_URL when it is missing, without caching the failure", async () => {
+    const request = new Request("http://localhost/healthz") as Parameters<typeof worker.fetch>[0];
+    const res = await worker.fetch(request, {}, ctx);
+    expect(res.status).toBe(500);
+    const body = (await res.json()) as { error: string; message: string };
+    expect(body.error).toBe("misconfigured");
+    expect(body.message).toContain("LIBSQL_URL is not set");
+    expect(body.message).toContain("wrangler secret put LIBSQL_URL");
+  });
+
+  it("refuses a file: URL (a Worker cannot open files) and a bad REQLIX_RATE_LIMIT", () => {
+    expect(() => workerDeps({ LIBSQL_URL: "file:.data/reqlix.db" })).toThrow(
+      /libsql:\/\/, https:\/\/ or http:\/\//,
+    );
+    expect(() => workerDeps({ LIBSQL_URL: "http://127.0.0.1:1", REQLIX_RATE_LIMIT: "lots" })).toThrow(
+      /REQLIX_RATE_LIMIT must be a positive integer/,
+    );
+  });
+
+  it("builds deps with the Workers-safe validator, the allowed origins and a per-isolate limiter", async () => {
+    const deps = workerDeps({
+      LIBSQL_URL: " http://127.0.0.1:1 ",
+      ALLOWED_ORIGINS: "https://a.example.com, https://b.example.com,",
+      REQLIX_RATE_LIMIT: "2",
+    });
+    try {
+      expect(deps.jsonSchemaValidator).toBeInstanceOf(CfWorkerJsonSchemaValidator);
+      expect(deps.allowedOrigins).toEqual(["https://a.example.com", "https://b.example.com"]);
+      expect(deps.rateLimiter).toBeInstanceOf(MemoryRateLimiter);
+      expect((deps.rateLimiter as MemoryRateLimiter).limit).toBe(2);
+      expect(deps.version).toMatch(/^\d+\.\d+\.\d+/);
+    } finally {
+      await deps.database.close();
+    }
+  });
+});

@@ -1,6 +1,8 @@
 // Bundles the stdio companion into single files under dist/ that run with plain `node` (>= 20) from a
 // folder holding nothing else: no native modules, no node_modules at run time.
 import { chmodSync, existsSync, readFileSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 import { build } from "esbuild";
 
 const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
@@ -10,7 +12,35 @@ const entries = [
   { in: "src/local/bin-agentic-knowledge-mcp.ts", out: "agentic-knowledge-mcp", optional: true },
 ];
 
-for (const entry of entries) {
+// Start-up time is parse time (issue 4: start to first answer ≤ 150 ms), so two dependencies are slimmed:
+// - zod re-exports all ~40 message locales as a namespace nobody here uses; only `en` (zod's default) stays.
+// - the SDK's Server validates JSON schemas (elicitation results) with ajv, which it imports eagerly; the
+//   companion gets the SDK's own @cfworker/json-schema provider instead: same interface, a fraction of the code,
+//   and no `new Function`.
+export const slimStartup = {
+  name: "slim-startup",
+  setup(b) {
+    b.onResolve({ filter: /\/locales\/index\.js$/ }, (args) =>
+      args.importer.includes(`${"node_modules"}/zod/`) ? { path: resolve(args.resolveDir, args.path), namespace: "zod-locales" } : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: "zod-locales" }, (args) => ({
+      contents: 'export { default as en } from "./en.js";',
+      resolveDir: dirname(args.path),
+    }));
+    b.onResolve({ filter: /\/validation\/ajv-provider\.js$/ }, (args) =>
+      args.importer.includes("@modelcontextprotocol/sdk") ? { path: resolve(args.resolveDir, args.path), namespace: "mcp-validator" } : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: "mcp-validator" }, (args) => ({
+      contents: 'export { CfWorkerJsonSchemaValidator as AjvJsonSchemaValidator } from "./cfworker-provider.js";',
+      resolveDir: dirname(args.path),
+    }));
+  },
+};
+
+// Importable (the start-up benchmark bundles its baseline with the same plugin); builds when run.
+const main = process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href;
+
+for (const entry of main ? entries : []) {
   if (entry.optional && !existsSync(entry.in)) continue;
   const result = await build({
     entryPoints: [entry.in],
@@ -23,6 +53,7 @@ for (const entry of entries) {
     sourcemap: false,
     legalComments: "none",
     metafile: true,
+    plugins: [slimStartup],
     define: { __REQLIX_VERSION__: JSON.stringify(pkg.version) },
     // Some dependencies still call require() for Node built-ins; give the ESM bundle one.
     banner: {

@@ -257,10 +257,11 @@ describe("errors (G.C.6)", () => {
       title: 100,
     };
     for (const [tool, args] of Object.entries(valid)) {
-      const full = { project_root: project.path, operation_description: "test", ...args };
+      const full: Record<string, unknown> = { project_root: project.path, operation_description: "test", ...args };
       for (const field of Object.keys(full)) {
         const optional = tool === "update_requirement" && field === "title";
-        const { [field]: _dropped, ...missing } = full;
+        const missing = { ...full };
+        delete missing[field];
         const result = await companion.client.callTool({ name: `reqlix_${tool}`, arguments: missing });
         const body = JSON.parse((result.content as { text: string }[])[0]?.text ?? "");
         if (!optional) {

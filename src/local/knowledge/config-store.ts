@@ -50,7 +50,12 @@ export function findConfig(start: string): { path: string; stats: Stats } | unde
   let dir = start;
   for (;;) {
     const path = join(dir, CONFIG_DIR, CONFIG_FILE);
-    const stats = statSync(path, { throwIfNoEntry: false });
+    let stats: Stats | undefined;
+    try {
+      stats = statSync(path, { throwIfNoEntry: false });
+    } catch {
+      stats = undefined; // a folder we may not enter (EACCES) holds no config we could read: keep walking up
+    }
     if (stats) return { path, stats };
     const parent = dirname(dir);
     if (parent === dir) return undefined;

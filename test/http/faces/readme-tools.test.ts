@@ -1,0 +1,33 @@
+/** The README's tool tables are generated from the registry; this fails when they are stale (CI gate). */
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import {
+  BEGIN,
+  END,
+  expectedReadme,
+  firstSentence,
+  README,
+  withGeneratedDocs,
+} from "../../../scripts/gen-tool-table.js";
+
+describe("README tool tables", () => {
+  it("match the hosted registry (run `npm run docs:tools` when this fails)", () => {
+    const current = readFileSync(README, "utf8");
+    expect(current).toContain(BEGIN);
+    expect(current).toContain("| `get_user_story_requirements` | read |");
+    expect(current, "README.md is stale: run `npm run docs:tools`").toBe(expectedReadme(current));
+  });
+
+  it("would notice a stale table", () => {
+    const current = readFileSync(README, "utf8");
+    const stale = withGeneratedDocs(current, `${BEGIN}\n| \`old_tool\` | read | Gone. | — |\n${END}`);
+    expect(expectedReadme(stale)).not.toBe(stale);
+    expect(() => withGeneratedDocs("no markers here", "x")).toThrow("must contain the markers");
+  });
+
+  it("keeps the first sentence whole across 'e.g.' and parentheses", () => {
+    expect(firstSentence("Read one (e.g. EP-001). Then more.")).toBe("Read one (e.g. EP-001).");
+    expect(firstSentence("List types, e.g. Functional. Use them.")).toBe("List types, e.g. Functional.");
+    expect(firstSentence("No period at all")).toBe("No period at all");
+  });
+});

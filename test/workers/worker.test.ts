@@ -98,7 +98,7 @@ describe("the Worker under wrangler dev", () => {
     }
   });
 
-  it("serves /mcp to the SDK client: initialize, tools/list, tools/call (Workers-safe JSON-schema validator)", async () => {
+  it("serves /mcp to the SDK client: initialize, tools/list, tools/call that writes; JSON-RPC reads it back", async () => {
     const client = new Client({ name: "reqlix-worker-test", version: "1.0.0" });
     const transport = new StreamableHTTPClientTransport(new URL(`${worker.url}/mcp`), {
       requestInit: { headers: { authorization: `Bearer ${worker.token}` } },
@@ -118,9 +118,40 @@ describe("the Worker under wrangler dev", () => {
       });
       expect(invalid.isError).toBe(true);
       expect(JSON.stringify(invalid.content)).toContain("Invalid user story reference ID format");
+
+      const created = await client.callTool({
+        name: "create_epic",
+        arguments: { title: "Checkout from a Worker" },
+      });
+      expect(created.isError, JSON.stringify(created.content)).toBeFalsy();
+      expect((created.structuredContent as { reference_id?: string } | undefined)?.reference_id).toBe(
+        "EP-001",
+      );
     } finally {
       await client.close();
     }
+
+    // The write went through the Worker's HTTP client and the endpoint into the embedded file…
+    const file = createClient({ url: `file:${worker.dbFile}` });
+    try {
+      const rs = await file.execute("SELECT reference_id, title FROM epics");
+      expect(rs.rows.map((r) => [r.reference_id, r.title])).toEqual([["EP-001", "Checkout from a Worker"]]);
+    } finally {
+      file.close();
+    }
+    // …and the other face reads it back.
+    const res = await rpc(
+      {
+        jsonrpc: "2.0",
+        id: 6,
+        method: "tools/call",
+        params: { name: "get_epic", arguments: { epic_id: "ep-001" } },
+      },
+      worker.token,
+    );
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { result?: { structuredContent?: { reference_id?: string } } };
+    expect(body.result?.structuredContent?.reference_id).toBe("EP-001");
   });
 
   it("refuses /mcp without a token", async () => {

@@ -45,10 +45,16 @@ export function normalizePath(path: string): string {
   return root + body;
 }
 
+/** `path` appended to `base` (both normalized); never turns `/` + `x` into the UNC-looking `//x`. */
+export function joinPath(base: string, path: string): string {
+  const root = normalizePath(base);
+  return normalizePath(root.endsWith("/") ? `${root}${path}` : `${root}/${path}`);
+}
+
 /** `base` joined with `path`, unless `path` is absolute; normalized. */
 export function resolvePath(base: string, path: string): string {
   if (isAbsolutePath(path)) return normalizePath(path);
-  return normalizePath(`${base.replace(/\\/g, "/")}/${path}`);
+  return joinPath(base, path.replace(/\\/g, "/"));
 }
 
 /** Normalized directory path with exactly one trailing slash. */

@@ -4,7 +4,7 @@
  * Pure: no I/O, so both sides answer the same thing for the same configuration.
  * Spec: specs/knowledge-docsets.md.
  */
-import { asFolder } from "./docsets-path.js";
+import { asFolder, joinPath } from "./docsets-path.js";
 import { DomainError } from "./errors.js";
 
 /** REQ-1 / REQ-6: the default template, word for word from the spec (DESIGN: single braces kept). */
@@ -61,7 +61,7 @@ export function docsetVersionProblem(version: string): string | undefined {
 
 /** REQ-2 / REQ-5: `{docs_root}/{name}-{version}/`, normalized, forward slashes. */
 export function docsetLocalPath(docsRoot: string, name: string, version: string): string {
-  return asFolder(`${docsRoot.replace(/\\/g, "/")}/${name}-${version}`);
+  return asFolder(joinPath(docsRoot, `${name}-${version}`));
 }
 
 /** REQ-6: keywords are joined with comma and space. */

@@ -118,6 +118,13 @@ describe("paths", () => {
     );
   });
 
+  it("a root folder as docs_root gives /name-version/, never a UNC-looking //name-version/", () => {
+    expect(docsetLocalPath("/", "react", "18.2")).toBe("/react-18.2/");
+    expect(docsetLocalPath("C:\\", "react", "18.2")).toBe("C:/react-18.2/");
+    expect(resolvePath("/", "docs")).toBe("/docs");
+    expect(docsetLocalPath(".", "react", "18.2")).toBe("react-18.2/");
+  });
+
   it("asFolder adds exactly one trailing slash", () => {
     expect(asFolder("/a/b/")).toBe("/a/b/");
     expect(asFolder("/a/b")).toBe("/a/b/");

@@ -19,23 +19,11 @@ function median(xs: number[]): number {
   return s[Math.floor(s.length / 2)] as number;
 }
 
-async function time(runs: number, op: (i: number) => Promise<unknown>): Promise<number> {
-  for (let i = 0; i < 20; i++) await op(-1 - i); // warm up
-  const samples: number[] = [];
-  for (let i = 0; i < runs; i++) {
-    const started = process.hrtime.bigint();
-    await op(i);
-    samples.push(Number(process.hrtime.bigint() - started) / 1e6);
-  }
-  return median(samples);
-}
+type Op = (client: Client, tag: string, i: number) => Promise<unknown>;
 
-async function measure(label: string, client: Client) {
-  const tag = `${label}-${Math.random().toString(36).slice(2)}`;
-  const read = await time(RUNS, () =>
-    client.execute({ sql: "SELECT id, name FROM items WHERE id = ?", args: [1] }),
-  );
-  const batch = await time(RUNS, (i) =>
+const OPS: Record<"read" | "batch" | "transaction", Op> = {
+  read: (client) => client.execute({ sql: "SELECT id, name FROM items WHERE id = ?", args: [1] }),
+  batch: (client, tag, i) =>
     client.batch(
       Array.from({ length: 5 }, (_, k) => ({
         sql: "INSERT INTO items (name) VALUES (?)",
@@ -43,14 +31,37 @@ async function measure(label: string, client: Client) {
       })),
       "write",
     ),
-  );
-  const transaction = await time(RUNS, async (i) => {
+  transaction: async (client, tag, i) => {
     const tx = await client.transaction("write");
     for (let k = 0; k < 3; k++)
       await tx.execute({ sql: "INSERT INTO items (name) VALUES (?)", args: [`${tag}-t${i}-${k}`] });
     await tx.commit();
-  });
-  return { read, batch, transaction };
+  },
+};
+
+async function timed(op: () => Promise<unknown>): Promise<number> {
+  const started = process.hrtime.bigint();
+  await op();
+  return Number(process.hrtime.bigint() - started) / 1e6;
+}
+
+/** Baseline and endpoint alternate sample by sample, so load from other processes hits both alike. */
+async function measure(
+  op: Op,
+  embedded: Client,
+  web: Client,
+): Promise<{ embedded: number; endpoint: number }> {
+  for (let i = 0; i < 20; i++) {
+    await op(embedded, "warm-e", i);
+    await op(web, "warm-w", i);
+  }
+  const e: number[] = [];
+  const w: number[] = [];
+  for (let i = 0; i < RUNS; i++) {
+    e.push(await timed(() => op(embedded, "e", i)));
+    w.push(await timed(() => op(web, "w", i)));
+  }
+  return { embedded: median(e), endpoint: median(w) };
 }
 
 const dir = mkdtempSync(join(tmpdir(), "reqlix-bench-libsql-"));
@@ -63,14 +74,16 @@ try {
   const server = await startLibsqlDevServer({ file, port: 0 });
   const web = createWeb({ url: server.url });
   try {
-    const baseline = await measure("embedded", embedded);
-    const endpoint = await measure("endpoint", web);
-    const rows = (["read", "batch", "transaction"] as const).map((op) => ({
-      operation: op,
-      embedded_ms: Number(baseline[op].toFixed(3)),
-      endpoint_ms: Number(endpoint[op].toFixed(3)),
-      ratio: Number((endpoint[op] / baseline[op]).toFixed(1)),
-    }));
+    const rows = [];
+    for (const [name, op] of Object.entries(OPS)) {
+      const m = await measure(op, embedded, web);
+      rows.push({
+        operation: name,
+        embedded_ms: Number(m.embedded.toFixed(3)),
+        endpoint_ms: Number(m.endpoint.toFixed(3)),
+        ratio: Number((m.endpoint / m.embedded).toFixed(1)),
+      });
+    }
     console.table(rows);
     const result = { bench: "libsql-dev-endpoint", node: process.version, runs: RUNS, median: rows };
     const out = resolve(import.meta.dirname, "results/libsql-dev-endpoint.json");

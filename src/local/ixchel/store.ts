@@ -41,6 +41,8 @@ export interface Located {
 const RACY_MS = 2000;
 const PROGRESS_EVERY = 500;
 const FRESH_FACTOR = 10;
+const SAVE_NOW_AFTER = 100;
+const SAVE_DELAY_MS = 1000;
 const MAX_FRESH_MS = 2000;
 
 export interface LexicalMeta {
@@ -54,6 +56,8 @@ export class IxchelStore {
   private byId = new Map<string, string[]>();
   private lexical: Bm25Index<LexicalMeta> | undefined;
   private loaded = false;
+  private savedOnce = false;
+  private saveTimer: ReturnType<typeof setTimeout> | undefined;
   private queue: Promise<unknown> = Promise.resolve();
   /** Bumped on every change, so derived data (embeddings) knows when to look again. */
   generation = 0;
@@ -163,11 +167,40 @@ export class IxchelStore {
       if (this.lexical && changed.length > Math.max(100, this.lexical.size / 10)) this.lexical = undefined;
       if (this.lexical) for (const rel of changed) this.reindex(this.lexical, rel);
     }
-    if (dirty || changed.length > 0) saveIndexCache(this.dir, this.files, this.log);
+    if (dirty || changed.length > 0) this.saveCache(changed.length);
     this.lastSyncEnd = performance.now();
     this.lastSyncMs = this.lastSyncEnd - started;
     await options.progress?.(total, total, `synced ${total} files`);
     return result;
+  }
+
+  /**
+   * Writes the cache now after a large change (or the first time), otherwise coalesces saves of small edits
+   * into one a moment later: a graph of 10,000 entities is a cache of ~15 MB, too much to rewrite per edit.
+   * A save that never happens (the process ends first) costs nothing but re-reading the files edited since
+   * the last one: each record is checked against its file's size, mtime and hash.
+   */
+  private saveCache(changedFiles: number): void {
+    const save = () => {
+      this.saveTimer = undefined;
+      this.savedOnce = true;
+      saveIndexCache(this.dir, this.files, this.log);
+    };
+    if (!this.savedOnce || changedFiles > SAVE_NOW_AFTER) {
+      if (this.saveTimer) clearTimeout(this.saveTimer);
+      save();
+    } else if (!this.saveTimer) {
+      this.saveTimer = setTimeout(save, SAVE_DELAY_MS);
+      this.saveTimer.unref();
+    }
+  }
+
+  /** Writes a pending cache save at once (tests, and callers about to hand the cache to another process). */
+  flushCache(): void {
+    if (!this.saveTimer) return;
+    clearTimeout(this.saveTimer);
+    this.saveTimer = undefined;
+    saveIndexCache(this.dir, this.files, this.log);
   }
 
   private rebuildIds(): void {

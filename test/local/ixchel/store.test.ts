@@ -92,6 +92,24 @@ describe("IxchelStore.sync", () => {
     expect(second.get("dec-0000a1")?.entity.title).toBe("Use libSQL for storage");
   });
 
+  it("defers the cache save after a small edit, and a process reading the older cache still sees the edit", async () => {
+    const a = new IxchelStore(root, log);
+    await a.sync();
+    const cachePath = join(root, ".ixchel/.cache/index.json");
+    const saved = readFileSync(cachePath, "utf8");
+    writeEntity(root, { id: "iss-0000b1", title: "Edited in place" });
+    expect(await a.sync()).toMatchObject({ modified: 1 });
+    expect(readFileSync(cachePath, "utf8")).toBe(saved);
+    const b = new IxchelStore(root, log);
+    expect(await b.sync()).toMatchObject({ modified: 1, unchanged: 4 });
+    expect(b.get("iss-0000b1")?.entity.title).toBe("Edited in place");
+    writeEntity(root, { id: "iss-0000b2", title: "Edited again" });
+    await a.sync();
+    expect(readFileSync(cachePath, "utf8")).not.toContain("Edited again");
+    a.flushCache();
+    expect(readFileSync(cachePath, "utf8")).toContain("Edited again");
+  });
+
   it.each([
     ["garbage", "{not json"],
     ["a wrong shape", JSON.stringify({ version: 1, files: { "issues/x.md": { hash: 3 } } })],

@@ -4,8 +4,9 @@
  *
  * Files are streamed in chunks (memory does not grow with file size), lines are matched case-insensitively
  * against literal terms, and the search stops at `maxMatches` — after reading on just far enough to know
- * whether more matches exist (`truncated`). Binary files, dot-entries and symbolic links are skipped; the
- * walk order is sorted, so the same folder always gives the same answer.
+ * whether more matches exist (`truncated`). Budgets of bytes, files and time (default 64 MiB, 10,000 files,
+ * 2 s) bound a huge folder; hitting one also sets `truncated`. Binary files, dot-entries and symbolic links
+ * are skipped; the walk order is sorted, so the same folder always gives the same answer.
  */
 import { open, opendir } from "node:fs/promises";
 import { join } from "node:path";
@@ -39,10 +40,13 @@ export interface FolderSearchOptions {
   maxBytes?: number;
   /** Stop after this many files (then `truncated`). */
   maxFiles?: number;
+  /** Stop after this many milliseconds (then `truncated`): the answer must not wait on a huge folder. */
+  maxMillis?: number;
 }
 
 const DEFAULT_MAX_BYTES = 64 * 1024 * 1024;
 const DEFAULT_MAX_FILES = 10_000;
+const DEFAULT_MAX_MILLIS = 2_000;
 /** A matched line is shown around its first hit, context lines from their start; both at most this long. */
 const MAX_LINE_CHARS = 300;
 /** A "line" longer than this (minified HTML, data) is cut here so memory stays bounded. */
@@ -73,6 +77,8 @@ async function* walk(root: string, rel: string, signal?: AbortSignal): AsyncGene
 
 interface Budget {
   bytes: number;
+  /** `performance.now()` after which the search stops. */
+  deadline: number;
   exhausted: boolean;
 }
 
@@ -215,7 +221,7 @@ async function scanFile(
         pending = "";
         if (stop) break;
       }
-      if (budget.bytes >= (options.maxBytes ?? DEFAULT_MAX_BYTES)) {
+      if (budget.bytes >= (options.maxBytes ?? DEFAULT_MAX_BYTES) || performance.now() > budget.deadline) {
         budget.exhausted = true;
         break;
       }
@@ -234,7 +240,11 @@ export async function searchFolder(root: string, options: FolderSearchOptions): 
   const result: FolderSearchResult = { matches: [], truncated: false, files_searched: 0 };
   const lowered = options.terms.map((t) => t.toLowerCase());
   if (lowered.length === 0 || options.maxMatches <= 0) return result;
-  const budget: Budget = { bytes: 0, exhausted: false };
+  const budget: Budget = {
+    bytes: 0,
+    deadline: performance.now() + (options.maxMillis ?? DEFAULT_MAX_MILLIS),
+    exhausted: false,
+  };
   const maxFiles = options.maxFiles ?? DEFAULT_MAX_FILES;
   const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
   for await (const path of walk(root, "", options.signal)) {
@@ -242,7 +252,7 @@ export async function searchFolder(root: string, options: FolderSearchOptions): 
       result.truncated = true;
       break;
     }
-    if (result.files_searched >= maxFiles) {
+    if (result.files_searched >= maxFiles || performance.now() > budget.deadline) {
       result.truncated = true;
       break;
     }

@@ -119,6 +119,13 @@ describe("searchFolder", () => {
     expect(files).toMatchObject({ matches: [], truncated: true, files_searched: 1 });
   });
 
+  it("stops at the time budget with truncated set", async () => {
+    const root = await folder({ "a.md": "needle\n", "b.md": "needle\n" });
+    const r = await searchFolder(root, { ...base, terms: ["needle"], maxMillis: -1 });
+    expect(r.truncated).toBe(true);
+    expect(r.files_searched).toBeLessThanOrEqual(1);
+  });
+
   it("an aborted search returns what it has, marked truncated", async () => {
     const root = await folder({ "a.md": "needle\n", "b.md": "needle\n" });
     const controller = new AbortController();

@@ -19,12 +19,19 @@ export interface Companion {
 }
 
 export async function startCompanion(
-  options: { args?: string[]; cwd?: string; env?: Record<string, string>; bundle?: string } = {},
+  options: {
+    args?: string[];
+    cwd?: string;
+    env?: Record<string, string>;
+    bundle?: string;
+    /** Node binary to run the bundle with (default: the one running the tests). */
+    node?: string;
+  } = {},
 ): Promise<Companion> {
   const bundle = options.bundle ?? BUNDLE;
   if (!existsSync(bundle)) throw new Error(`${bundle} is missing: run \`npm run build\` first`);
   const transport = new StdioClientTransport({
-    command: process.execPath,
+    command: options.node ?? process.execPath,
     args: [bundle, ...(options.args ?? [])],
     cwd: options.cwd ?? process.cwd(),
     env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...options.env },

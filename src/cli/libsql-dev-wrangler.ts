@@ -43,6 +43,8 @@ export async function portIsFree(port: number, host = "127.0.0.1"): Promise<bool
 
 export interface WranglerDevOptions {
   port: number;
+  /** Worker entry to run instead of wrangler.toml's `main` (e.g. a test-only entry), relative to the repo. */
+  entry?: string;
   ip?: string;
   /** Plain variables for the Worker (`--var NAME:value`); never put secrets here (they show in `ps`). */
   vars?: Record<string, string>;
@@ -69,6 +71,7 @@ export function startWranglerDev(options: WranglerDevOptions): WranglerDev {
   const args = [
     WRANGLER_BIN,
     "dev",
+    ...(options.entry ? [resolve(REPO_ROOT, options.entry)] : []),
     "--config",
     resolve(REPO_ROOT, "wrangler.toml"),
     "--ip",

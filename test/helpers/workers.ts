@@ -4,6 +4,7 @@
  * token known to the test. Reusable by end-to-end tests: keep this interface stable.
  *
  *   const worker = await startWorker();   // { url, token, libsqlUrl, dbFile, output, close }
+ *   startWorker({ entry: "test/…/my-worker.ts", vars: { ALLOWED_ORIGINS: "…" } })   // another entry
  *   await fetch(`${worker.url}/healthz`);
  *   await worker.close();                 // stops wrangler + workerd (process group), the endpoint, temp files
  */
@@ -33,6 +34,8 @@ export interface StartWorkerOptions {
   readyTimeoutMs?: number;
   /** Extra `--var` bindings for the Worker (e.g. ALLOWED_ORIGINS). */
   vars?: Record<string, string>;
+  /** A Worker entry other than src/worker.ts (a test-only entry), relative to the repo root. */
+  entry?: string;
 }
 
 export async function startWorker(options: StartWorkerOptions = {}): Promise<StartedWorker> {
@@ -53,6 +56,7 @@ export async function startWorker(options: StartWorkerOptions = {}): Promise<Sta
     for (let attempt = 1; ; attempt++) {
       wrangler = startWranglerDev({
         port: await freePort(),
+        ...(options.entry ? { entry: options.entry } : {}),
         vars: { LIBSQL_URL: endpoint.url, ...options.vars },
         persistTo: join(dir.path, "wrangler-state"),
         stdio: "pipe",

@@ -120,13 +120,21 @@ export function ixchelRegistry(environment: LocalEnvironment): Registry<LocalCon
       name: "ixchel_sync",
       title: "Sync the ixchel cache",
       description:
-        "Re-reads .ixchel/**/*.md into the cache under .ixchel/.cache/, parsing only new or changed files. Other ixchel tools sync on their own, so call this only to see what changed or after many edits. Returns {scanned, added, modified, deleted, unchanged, invalid}; when invalid > 0, ixchel_check says which files and why.",
-      input: z.object({ repo }),
+        "Re-reads .ixchel/**/*.md into the cache under .ixchel/.cache/, parsing only new or changed files. Other ixchel tools sync on their own, so call this to see what changed, right after editing files outside these tools, or with rebuild: true to re-parse everything. Returns {scanned, added, modified, deleted, unchanged, invalid}; when invalid > 0, ixchel_check says which files and why.",
+      input: z.object({
+        rebuild: z
+          .boolean()
+          .default(false)
+          .describe(
+            "Re-read and re-parse every file instead of trusting the cache (after an upgrade, or when in doubt).",
+          ),
+        repo,
+      }),
       output: syncOutput,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
-      handler: ({ repo }, ctx) => {
+      handler: ({ rebuild, repo }, ctx) => {
         const store = service.storeFor(repo, ctx);
-        return store.exclusive(() => store.sync({ signal: ctx.signal, progress: ctx.progress }));
+        return store.exclusive(() => store.sync({ signal: ctx.signal, progress: ctx.progress, rebuild }));
       },
     }),
     tool({

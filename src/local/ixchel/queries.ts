@@ -49,7 +49,15 @@ export interface ShowResult {
 
 export function show(store: IxchelStore, idArg: string): ShowResult {
   const { rel, entity: cached } = requireEntity(store, idArg);
-  const raw = readFileSync(join(store.dir, rel), "utf8");
+  let raw: string;
+  try {
+    raw = readFileSync(join(store.dir, rel), "utf8");
+  } catch {
+    throw DomainError.notFound(
+      `${cached.id} was at .ixchel/${rel} but that file is gone; call ixchel_sync, then ixchel_search to find it again`,
+      cached.id,
+    );
+  }
   // Read fresh so raw, frontmatter and body agree even if the file changed since the sync.
   const parsed = parseEntityFile(rel, raw);
   const entity: Entity = parsed.type === "entity" && parsed.entity.id === cached.id ? parsed.entity : cached;

@@ -26,6 +26,8 @@ export interface SyncResult {
 export interface SyncOptions {
   signal?: AbortSignal;
   progress?: (progress: number, total?: number, message?: string) => Promise<void>;
+  /** Read and parse every file, trusting nothing in the cache (counts still compare content hashes). */
+  rebuild?: boolean;
 }
 
 export interface Located {
@@ -121,6 +123,7 @@ export class IxchelStore {
       result.scanned++;
       const old = this.files.get(rel);
       if (
+        !options.rebuild &&
         old &&
         old.mtimeMs === stats.mtimeMs &&
         old.size === stats.size &&
@@ -140,7 +143,7 @@ export class IxchelStore {
         continue;
       }
       const hash = sha256(bytes);
-      if (old && old.hash === hash) {
+      if (old && old.hash === hash && !options.rebuild) {
         result.unchanged++;
         if (old.parsed.type === "problem") result.invalid++;
         this.files.set(rel, { ...old, mtimeMs: stats.mtimeMs, size: stats.size, checkedAt: now });
@@ -151,7 +154,8 @@ export class IxchelStore {
       if (parsed.type === "problem") result.invalid++;
       this.files.set(rel, { mtimeMs: stats.mtimeMs, size: stats.size, hash, checkedAt: now, parsed });
       changed.push(rel);
-      if (old) result.modified++;
+      if (old?.hash === hash) result.unchanged++;
+      else if (old) result.modified++;
       else result.added++;
     }
     for (const rel of [...this.files.keys()]) {

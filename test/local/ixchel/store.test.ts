@@ -110,6 +110,27 @@ describe("IxchelStore.sync", () => {
     expect(readFileSync(cachePath, "utf8")).toContain("Edited again");
   });
 
+  it("re-parses every file on rebuild, fixing a cache that is well-formed but wrong", async () => {
+    await new IxchelStore(root, log).sync();
+    const cachePath = join(root, ".ixchel/.cache/index.json");
+    writeFileSync(
+      cachePath,
+      readFileSync(cachePath, "utf8").replace("Use libSQL for storage", "Tampered title"),
+    );
+    const store = new IxchelStore(root, log);
+    await store.sync();
+    expect(store.get("dec-0000a1")?.entity.title).toBe("Tampered title");
+    expect(await store.sync({ rebuild: true })).toEqual({
+      scanned: 5,
+      added: 0,
+      modified: 0,
+      deleted: 0,
+      unchanged: 5,
+      invalid: 0,
+    });
+    expect(store.get("dec-0000a1")?.entity.title).toBe("Use libSQL for storage");
+  });
+
   it.each([
     ["garbage", "{not json"],
     ["a wrong shape", JSON.stringify({ version: 1, files: { "issues/x.md": { hash: 3 } } })],

@@ -39,12 +39,16 @@ export interface SearchPage<T> {
 
 interface Ranked {
   rid: number;
-  kind: SearchKind;
-  entity_id: number;
-  reference_id: string;
-  title: string;
   score: number;
   exact: number;
+}
+
+interface Shown {
+  rid: number;
+  kind: SearchKind;
+  reference_id: string;
+  title: string;
+  snippet: string;
 }
 
 type CursorKey = [number, number, number];
@@ -52,12 +56,36 @@ const isCursorKey = (k: unknown): k is CursorKey =>
   Array.isArray(k) && k.length === 3 && k.every((v) => typeof v === "number" && Number.isFinite(v));
 
 /**
+ * Search rowids (drizzle/0002): workspace_id * 2^32 + entity id * 8 + kind code. A workspace is one rowid
+ * range FTS5 filters inside its index, and the kind is `rowid % 8`, so ranking never reads a stored row.
+ */
+const WORKSPACE_SPAN = 4_294_967_296;
+export const KIND_CODES: Record<SearchKind, number> = {
+  epic: 1,
+  user_story: 2,
+  requirement: 3,
+  acceptance_criterion: 4,
+};
+const KIND_TABLES: Record<SearchKind, string> = {
+  epic: "epics",
+  user_story: "user_stories",
+  requirement: "requirements",
+  acceptance_criterion: "acceptance_criteria",
+};
+/** The entity id inside a search rowid, as SQL over `f.rowid`. */
+export const ENTITY_ID = sql.raw("((f.rowid % 4294967296) / 8)");
+
+function rowidOf(workspaceId: number, entityId: number, kind: SearchKind): number {
+  return workspaceId * WORKSPACE_SPAN + entityId * 8 + KIND_CODES[kind];
+}
+
+/**
  * The user's words → an FTS5 query. Each whitespace-separated chunk becomes a quoted phrase (so `e-mail`
  * or `REQ-012` keep their parts together and no FTS5 operator syntax leaks through); all must match.
  */
-export function ftsQuery(query: string): { match: string; exactReference?: string } {
+export function ftsQuery(query: string): { match: string; exact?: { kind: SearchKind; reference: string } } {
   const ref = kindOfReference(query.trim());
-  if (ref) return { match: `"${ref.reference}"`, exactReference: ref.reference };
+  if (ref) return { match: `"${ref.reference}"`, exact: { kind: ref.kind, reference: ref.reference } };
   const chunks = query
     .normalize("NFKC")
     .split(/\s+/)
@@ -82,44 +110,62 @@ function fingerprint(parts: unknown[]): string {
   return h.toString(36);
 }
 
+/** The search rowid of the entity the query names exactly, if it exists in this workspace. */
+async function exactRowid(
+  ex: Executor,
+  workspaceId: number,
+  exact: { kind: SearchKind; reference: string } | undefined,
+): Promise<number> {
+  if (!exact) return -1;
+  const rows = await ex.all<{ id: number }>(
+    sql`SELECT id FROM ${sql.identifier(KIND_TABLES[exact.kind])} WHERE workspace_id = ${workspaceId} AND reference_id = ${exact.reference}`,
+  );
+  return rows[0] ? rowidOf(workspaceId, Number(rows[0].id), exact.kind) : -1;
+}
+
+/**
+ * Ranks matches of one workspace: the exact entity first, then bm25, then rowid (a total order, so keyset
+ * cursors neither skip nor repeat). Only rowids and scores: stored text is read for the page alone.
+ */
 async function ranked(
   ex: Executor,
   workspaceId: number,
   match: string,
-  exactReference: string | undefined,
+  exact: number,
+  join: SQL,
   where: SQL,
   after: CursorKey | undefined,
   limit: number,
 ): Promise<Ranked[]> {
+  const lo = workspaceId * WORKSPACE_SPAN;
   const keyset = after ? sql`WHERE (exact, score, rid) > (${after[0]}, ${after[1]}, ${after[2]})` : sql``;
-  return ex.all<Ranked>(sql`
+  const rows = await ex.all<Ranked>(sql`
     SELECT * FROM (
-      SELECT f.rowid AS rid, f.kind AS kind, f.entity_id AS entity_id, f.reference_id AS reference_id,
-             f.title AS title, ${BM25} AS score,
-             CASE WHEN f.reference_id = ${exactReference ?? ""} THEN 0 ELSE 1 END AS exact
-      FROM search_fts f
-      WHERE search_fts MATCH ${match} AND f.workspace_id = ${workspaceId} AND ${where}
+      SELECT f.rowid AS rid, ${BM25} AS score, CASE WHEN f.rowid = ${exact} THEN 0 ELSE 1 END AS exact
+      FROM search_fts f ${join}
+      WHERE search_fts MATCH ${match} AND f.rowid BETWEEN ${lo} AND ${lo + WORKSPACE_SPAN - 1} AND ${where}
     ) ${keyset}
     ORDER BY exact, score, rid
     LIMIT ${limit + 1}`);
+  return rows.map((r) => ({ rid: Number(r.rid), score: Number(r.score), exact: Number(r.exact) }));
 }
 
-/** The passage to show: the snippet, unless it is only the reference id (then the title says more). */
-function passage(snippet: string | undefined, r: Ranked): string {
-  if (snippet === undefined || snippet.replace(/\*\*/g, "").trim() === r.reference_id) return r.title;
-  return snippet;
-}
-
-/** Snippets for one page only: computing them for every match would dominate the query's cost. */
-async function snippets(ex: Executor, match: string, rids: number[]): Promise<Map<number, string>> {
+/** What a page shows (reference, title, kind, snippet), read for the page's rowids only. */
+async function shown(ex: Executor, match: string, rids: number[]): Promise<Map<number, Shown>> {
   if (rids.length === 0) return new Map();
-  const rows = await ex.all<{ rid: number; snippet: string }>(sql`
-    SELECT rowid AS rid, snippet(search_fts, -1, '**', '**', '…', 16) AS snippet
+  const rows = await ex.all<Shown>(sql`
+    SELECT rowid AS rid, kind, reference_id, title, snippet(search_fts, -1, '**', '**', '…', 16) AS snippet
     FROM search_fts WHERE search_fts MATCH ${match} AND rowid IN (${sql.join(
       rids.map((r) => sql`${r}`),
       sql`, `,
     )})`);
-  return new Map(rows.map((r) => [Number(r.rid), r.snippet]));
+  return new Map(rows.map((r) => [Number(r.rid), { ...r, snippet: passage(r) }]));
+}
+
+/** The passage to show: the snippet, unless it is only the reference id (then the title says more). */
+function passage(r: Shown): string {
+  if (r.snippet.replace(/\*\*/g, "").trim() === r.reference_id) return r.title;
+  return r.snippet;
 }
 
 function paged<T>(
@@ -156,49 +202,55 @@ export async function searchGlobal(
   workspaceId: number,
   input: GlobalSearch,
 ): Promise<SearchPage<SearchHit>> {
-  const { match, exactReference } = ftsQuery(input.query);
+  const { match, exact } = ftsQuery(input.query);
   const kinds =
     input.entity_types && input.entity_types.length > 0 ? [...new Set(input.entity_types)].sort() : [];
   const tag = `search_global:${fingerprint([match, kinds, input.status ?? null])}`;
   const after = decodeCursor(tag, input.cursor, isCursorKey);
   const conditions: SQL[] = [sql`1 = 1`];
-  if (kinds.length > 0)
+  if (kinds.length > 0) {
     conditions.push(
-      sql`f.kind IN (${sql.join(
-        kinds.map((k) => sql`${k}`),
+      sql`f.rowid % 8 IN (${sql.join(
+        kinds.map((k) => sql`${KIND_CODES[k]}`),
         sql`, `,
       )})`,
     );
+  }
   if (input.status !== undefined) {
-    conditions.push(sql`(CASE f.kind
-      WHEN 'epic' THEN (SELECT status FROM epics WHERE id = f.entity_id)
-      WHEN 'user_story' THEN (SELECT status FROM user_stories WHERE id = f.entity_id)
-      WHEN 'requirement' THEN (SELECT status FROM requirements WHERE id = f.entity_id)
+    conditions.push(sql`(CASE f.rowid % 8
+      WHEN 1 THEN (SELECT status FROM epics WHERE id = ${ENTITY_ID})
+      WHEN 2 THEN (SELECT status FROM user_stories WHERE id = ${ENTITY_ID})
+      WHEN 3 THEN (SELECT status FROM requirements WHERE id = ${ENTITY_ID})
       END) = ${input.status}`);
   }
+  const exactId = await exactRowid(ex, workspaceId, exact);
   const rows = await ranked(
     ex,
     workspaceId,
     match,
-    exactReference,
+    exactId,
+    sql``,
     sql.join(conditions, sql` AND `),
     after,
     input.limit,
   );
-  const page = rows.slice(0, input.limit);
-  const texts = await snippets(
+  const page = await shown(
     ex,
     match,
-    page.map((r) => r.rid),
+    rows.slice(0, input.limit).map((r) => r.rid),
   );
-  return paged(rows, input.limit, tag, input.query, (r) => ({
-    kind: r.kind,
-    reference_id: r.reference_id,
-    title: r.title,
-    snippet: passage(texts.get(Number(r.rid)), r),
-    score: relevance(r.score),
-    exact_match: r.exact === 0,
-  }));
+  return paged(rows, input.limit, tag, input.query, (r) => {
+    const s = page.get(r.rid);
+    if (!s) return undefined;
+    return {
+      kind: s.kind,
+      reference_id: s.reference_id,
+      title: s.title,
+      snippet: s.snippet,
+      score: relevance(r.score),
+      exact_match: r.exact === 0,
+    };
+  });
 }
 
 export interface RequirementSearch {
@@ -227,36 +279,48 @@ export async function searchRequirements(
   workspaceId: number,
   input: RequirementSearch,
 ): Promise<SearchPage<RequirementHit>> {
-  const { match, exactReference } = ftsQuery(input.query);
+  const { match, exact } = ftsQuery(input.query);
   const typeId = input.type === undefined ? undefined : await requirementTypeId(ex, workspaceId, input.type);
   const tag = `search_requirements:${fingerprint([match, input.status ?? null, typeId ?? null, input.priority ?? null])}`;
   const after = decodeCursor(tag, input.cursor, isCursorKey);
-  const filters: SQL[] = [];
+  const filters: SQL[] = [sql`f.rowid % 8 = ${KIND_CODES.requirement}`];
   if (input.status !== undefined) filters.push(sql`r.status = ${input.status}`);
   if (typeId !== undefined) filters.push(sql`r.type_id = ${typeId}`);
   if (input.priority !== undefined) filters.push(sql`r.priority = ${input.priority}`);
-  const where =
-    filters.length === 0
-      ? sql`f.kind = 'requirement'`
-      : sql`f.kind = 'requirement' AND EXISTS (SELECT 1 FROM requirements r WHERE r.id = f.entity_id AND ${sql.join(filters, sql` AND `)})`;
-  const rows = await ranked(ex, workspaceId, match, exactReference, where, after, input.limit);
-  const page = rows.slice(0, input.limit);
-  const ids = page.map((r) => Number(r.entity_id));
-  const [texts, details] = await Promise.all([
-    snippets(
+  // CROSS JOIN keeps FTS5 the outer loop; the requirement row is read only when a filter needs it.
+  const join = filters.length > 1 ? sql`CROSS JOIN requirements r ON r.id = ${ENTITY_ID}` : sql``;
+  const exactId = await exactRowid(ex, workspaceId, exact?.kind === "requirement" ? exact : undefined);
+  const rows = await ranked(
+    ex,
+    workspaceId,
+    match,
+    exactId,
+    join,
+    sql.join(filters, sql` AND `),
+    after,
+    input.limit,
+  );
+  const pageRows = rows.slice(0, input.limit);
+  const [page, details] = await Promise.all([
+    shown(
       ex,
       match,
-      page.map((r) => r.rid),
+      pageRows.map((r) => r.rid),
     ),
-    requirementDetails(ex, workspaceId, ids),
+    requirementDetails(
+      ex,
+      workspaceId,
+      pageRows.map((r) => Math.floor((r.rid % WORKSPACE_SPAN) / 8)),
+    ),
   ]);
   return paged(rows, input.limit, tag, input.query, (r) => {
-    const d = details.get(Number(r.entity_id));
-    if (!d) return undefined;
+    const s = page.get(r.rid);
+    const d = details.get(Math.floor((r.rid % WORKSPACE_SPAN) / 8));
+    if (!s || !d) return undefined;
     return {
-      reference_id: r.reference_id,
-      title: r.title,
-      snippet: passage(texts.get(Number(r.rid)), r),
+      reference_id: s.reference_id,
+      title: s.title,
+      snippet: s.snippet,
       score: relevance(r.score),
       exact_match: r.exact === 0,
       ...d,

@@ -109,7 +109,7 @@ export async function call(
 
 export function text(result: CallToolResult): string {
   const first = result.content[0];
-  if (!first || first.type !== "text") throw new Error("no text content");
+  if (first?.type !== "text") throw new Error("no text content");
   return first.text;
 }
 

@@ -21,14 +21,16 @@ afterAll(async () => {
 
 test("tools/list matches the snapshot", async () => {
   const { tools } = await client.listTools();
-  await expect(`${JSON.stringify(tools, null, 2)}\n`).toMatchFileSnapshot("./__snapshots__/tools-list.json");
+  await expect(`${JSON.stringify(tools, null, 2)}\n`).toMatchFileSnapshot(
+    "./__snapshots__/tools-list.json.snap",
+  );
 });
 
 test("prompts and resource templates match the snapshot", async () => {
   const { prompts } = await client.listPrompts();
   const { resourceTemplates } = await client.listResourceTemplates();
   await expect(`${JSON.stringify({ prompts, resourceTemplates }, null, 2)}\n`).toMatchFileSnapshot(
-    "./__snapshots__/prompts-resources.json",
+    "./__snapshots__/prompts-resources.json.snap",
   );
 });
 

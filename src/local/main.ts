@@ -18,14 +18,15 @@ export interface CompanionOptions {
   defaultToolsets?: string[];
 }
 
-function usage(program: string): string {
+function usage(program: string, defaults?: string[]): string {
   const names = Object.keys(toolsets).join(",");
+  const defaultList = defaults ? defaults.join(",") : names || "all";
   return `Usage: ${program} [--toolsets ${names || "<list>"}] [--help] [--version]
 
 An MCP server over stdio that gives an AI coding assistant file-based tools over the working copy.
 
 Options:
-  --toolsets <list>  Comma-separated toolsets to enable (default: ${names || "all"}).
+  --toolsets <list>  Comma-separated toolsets to enable (default: ${defaultList}).
   --version          Print the version and exit.
   --help             Print this help and exit.
 
@@ -63,7 +64,7 @@ export function parseToolsets(argv: string[], defaults: string[]): string[] {
 export async function runCompanion(options: CompanionOptions): Promise<void> {
   const argv = process.argv.slice(2);
   if (argv.includes("--help") || argv.includes("-h")) {
-    process.stdout.write(usage(options.program));
+    process.stdout.write(usage(options.program, options.defaultToolsets));
     return;
   }
   if (argv.includes("--version") || argv.includes("-v")) {

@@ -105,6 +105,7 @@ describe("REQ-10: the agentic-knowledge-mcp command", () => {
     const help = spawnSync(KNOWLEDGE_BUNDLE, ["--help"], { encoding: "utf8" });
     expect(help.status).toBe(0);
     expect(help.stdout).toContain("Usage: agentic-knowledge-mcp");
+    expect(help.stdout).toContain("(default: knowledge)");
     const version = spawnSync(process.execPath, [KNOWLEDGE_BUNDLE, "--version"], { encoding: "utf8" });
     expect(version.stdout.trim()).toBe(pkg.version);
   });

@@ -112,7 +112,7 @@ describe("SDK Client over Streamable HTTP against the Worker", () => {
 
     const missing = await client.readResource({ uri: "requirement://REQ-999" }).catch((e: { code?: number }) => e);
     expect((missing as { code?: number }).code).toBe(-32002);
-  });
+  }, 180_000);
 });
 
 describe("the same flow with plain fetch on /api/v1/mcp against the Worker", () => {
@@ -156,5 +156,5 @@ describe("the same flow with plain fetch on /api/v1/mcp against the Worker", () 
     const bad = await rpcHttp(url, token, "tools/call", { name: "get_user_story_requirements", arguments: { user_story: "US-ABC" } });
     expect(bad.body.error.code).toBe(-32602);
     expect(bad.text).toContain("Invalid user story reference ID format");
-  });
+  }, 180_000);
 });

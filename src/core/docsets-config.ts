@@ -10,6 +10,8 @@ import {
   type DocsetDefinition,
   docsetNameProblem,
   docsetVersionProblem,
+  findNameConflicts,
+  nameConflictMessage,
 } from "./docsets.js";
 import { resolvePath } from "./docsets-path.js";
 
@@ -210,6 +212,7 @@ export function parseDocsetsConfig(text: string): ConfigParseResult {
   }
   const docsetsAt = child(v, root, "docsets", "docsets");
   const docsets: DocsetDefinition[] = [];
+  const itemIndexes: number[] = []; // position in the YAML list of each valid definition
   if (!docsetsAt) {
     v.report({ path: "", node: root }, `the file is ${missingDocsets}`);
   } else if (!v.isNull(docsetsAt.node)) {
@@ -222,7 +225,10 @@ export function parseDocsetsConfig(text: string): ConfigParseResult {
     } else {
       docsetsAt.node.items.forEach((item, i) => {
         const def = parseDocset(v, { path: `docsets[${i}]`, node: v.deref(item) });
-        if (def) docsets.push(def);
+        if (def) {
+          docsets.push(def);
+          itemIndexes.push(i);
+        }
       });
     }
   }
@@ -240,24 +246,14 @@ export function parseDocsetsConfig(text: string): ConfigParseResult {
   );
 
   // A name or alias must pick exactly one docset.
-  const owner = new Map<string, number>();
-  docsets.forEach((d, i) => {
-    for (const key of [d.name, ...(d.aliases ?? [])]) {
-      const first = owner.get(key);
-      if (first === undefined) {
-        owner.set(key, i);
-        continue;
-      }
-      const other = docsets[first] as DocsetDefinition;
-      const seq = docsetsAt?.node;
-      const itemNode = isSeq(seq) ? v.deref(seq.items[i]) : undefined;
-      const role = key === d.name ? "name" : "alias";
-      v.report(
-        { path: `docsets[${i}]`, node: itemNode },
-        `"${key}" (the ${role} of ${d.name} ${d.version}) is already used by ${other.name} ${other.version}: every name and alias must pick one docset, so rename one of them (e.g. ${d.name}-${d.version.split(".")[0]})`,
-      );
-    }
-  });
+  for (const conflict of findNameConflicts(docsets)) {
+    const yamlIndex = itemIndexes[conflict.index] as number;
+    const seq = docsetsAt?.node;
+    v.report(
+      { path: `docsets[${yamlIndex}]`, node: isSeq(seq) ? v.deref(seq.items[yamlIndex]) : undefined },
+      nameConflictMessage(conflict, docsets),
+    );
+  }
 
   if (v.problems.length > 0) return { ok: false, kind: "invalid", problems: v.problems };
   return {

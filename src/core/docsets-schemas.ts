@@ -6,6 +6,7 @@ import { z } from "zod";
 import {
   DOCSET_NAME_PATTERN,
   docsetNameProblem,
+  docsetVersionProblem,
   MAX_DOCSET_NAME_LENGTH,
   MAX_KEYWORD_LENGTH,
   MAX_KEYWORDS,
@@ -56,6 +57,33 @@ export const searchDocsInput = z.object({
   generalized_keywords: keywordList("generalized_keywords", "generalized keyword").describe(
     `Broader terms to fall back on when the specific ones find nothing (1 to ${MAX_KEYWORDS}), e.g. ["effects", "lifecycle"].`,
   ),
+});
+
+export const docsetVersionInput = z.string().superRefine((version, ctx) => {
+  const problem = docsetVersionProblem(version);
+  if (problem) ctx.addIssue({ code: "custom", message: `version ${problem}` });
+});
+
+/**
+ * One docset as a caller defines it (the hosted `register_docset`), with the same rules as
+ * `.knowledge/config.yaml`: name and aliases `[a-z0-9][a-z0-9._-]*`, a version usable in a folder name.
+ */
+export const docsetDefinitionInput = z.object({
+  name: docsetNameInput.describe("Lowercase docset name, e.g. react"),
+  version: docsetVersionInput.describe(
+    'Documented version, e.g. "18.2" (part of local_path: {name}-{version}/)',
+  ),
+  aliases: z.array(docsetNameInput).max(MAX_KEYWORDS).optional().describe("Other names search_docs accepts"),
+  description: z.string().trim().min(1).max(1000).optional(),
+  template: z
+    .string()
+    .trim()
+    .min(1, { error: "empty template; leave it out to use the default" })
+    .max(4000)
+    .optional()
+    .describe(
+      "Instruction template with {keywords}, {generalized_keywords}, {local_path}, {docset}, {version}",
+    ),
 });
 
 export const docsetSummaryOutput = z.object({

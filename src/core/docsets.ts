@@ -181,6 +181,41 @@ export class DocsetCatalog {
   }
 }
 
+export interface NameConflict {
+  /** Index of the definition whose name or alias is already taken. */
+  index: number;
+  key: string;
+  role: "name" | "alias";
+  /** Index of the definition that had it first. */
+  ownerIndex: number;
+}
+
+/** Names and aliases that would pick two docsets; each must pick exactly one (the config and the hosted store). */
+export function findNameConflicts(
+  definitions: readonly Pick<DocsetDefinition, "name" | "aliases">[],
+): NameConflict[] {
+  const owner = new Map<string, number>();
+  const conflicts: NameConflict[] = [];
+  definitions.forEach((d, index) => {
+    for (const key of [d.name, ...(d.aliases ?? [])]) {
+      const ownerIndex = owner.get(key);
+      if (ownerIndex === undefined) owner.set(key, index);
+      else if (ownerIndex !== index)
+        conflicts.push({ index, key, role: key === d.name ? "name" : "alias", ownerIndex });
+    }
+  });
+  return conflicts;
+}
+
+export function nameConflictMessage(
+  conflict: NameConflict,
+  definitions: readonly Pick<DocsetDefinition, "name" | "version">[],
+): string {
+  const d = definitions[conflict.index] as Pick<DocsetDefinition, "name" | "version">;
+  const other = definitions[conflict.ownerIndex] as Pick<DocsetDefinition, "name" | "version">;
+  return `"${conflict.key}" (the ${conflict.role} of ${d.name} ${d.version}) is already used by ${other.name} ${other.version}: every name and alias must pick one docset, so rename one of them (e.g. ${d.name}-${d.version.split(".")[0]})`;
+}
+
 /** "react (aliases: reactjs), vue" — how available docsets are named in errors. */
 export function describeAvailable(docsets: readonly Pick<Docset, "name" | "aliases">[]): string {
   return docsets

@@ -166,6 +166,24 @@ docsets:
     expect(r.problems[0]?.line).toBe(4);
   });
 
+  it("a conflict is reported at the YAML item it comes from, even after an invalid item", () => {
+    const r = problems(
+      parseDocsetsConfig(`docsets:
+  - name: a
+    version: "1"
+  - name: Bad
+    version: "1"
+  - name: b
+    version: "2"
+    aliases: [a]
+`),
+    );
+    expect(r.problems.map((p) => [p.path, p.line])).toEqual([
+      ["docsets[1].name", 4],
+      ["docsets[2]", 6],
+    ]);
+  });
+
   it("an alias equal to the docset's own name, or repeated, is dropped quietly", () => {
     const c = config(parseDocsetsConfig("docsets:\n  - name: a\n    version: '1'\n    aliases: [a, b, b]\n"));
     expect(c.docsets[0]?.aliases).toEqual(["b"]);

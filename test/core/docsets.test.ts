@@ -7,12 +7,13 @@ import {
   docsetLocalPath,
   docsetNameProblem,
   docsetVersionProblem,
+  findNameConflicts,
   joinKeywords,
   navigationInstruction,
   renderTemplate,
 } from "../../src/core/docsets.js";
 import { asFolder, isAbsolutePath, normalizePath, resolvePath } from "../../src/core/docsets-path.js";
-import { searchDocsInput } from "../../src/core/docsets-schemas.js";
+import { docsetDefinitionInput, searchDocsInput } from "../../src/core/docsets-schemas.js";
 import { isDomainError } from "../../src/core/errors.js";
 
 const values = {
@@ -259,5 +260,39 @@ describe("search_docs arguments", () => {
 
   it("REQ-7: a docset name with invalid characters is a validation error", () => {
     expect(messages({ ...ok, docset: "Re act" })[0]).toMatch(/^docset: "Re act" has invalid characters/);
+  });
+});
+
+describe("docset definitions (shared with the hosted register_docset)", () => {
+  it("finds every name or alias that would pick two docsets", () => {
+    expect(
+      findNameConflicts([
+        { name: "react", aliases: ["r"] },
+        { name: "preact", aliases: ["r", "react"] },
+        { name: "react" },
+      ]),
+    ).toEqual([
+      { index: 1, key: "r", role: "alias", ownerIndex: 0 },
+      { index: 1, key: "react", role: "alias", ownerIndex: 0 },
+      { index: 2, key: "react", role: "name", ownerIndex: 0 },
+    ]);
+    expect(findNameConflicts([{ name: "a", aliases: ["a"] }])).toEqual([]); // its own name: harmless
+  });
+
+  it("validates a definition with the config's rules", () => {
+    expect(docsetDefinitionInput.parse({ name: "react", version: "18.2", aliases: ["reactjs"] })).toEqual({
+      name: "react",
+      version: "18.2",
+      aliases: ["reactjs"],
+    });
+    const bad = docsetDefinitionInput.safeParse({
+      name: "React",
+      version: "../1",
+      aliases: ["Bad"],
+      template: " ",
+    });
+    expect(bad.success).toBe(false);
+    const fields = bad.success ? [] : bad.error.issues.map((i) => i.path.join("."));
+    expect(fields).toEqual(["name", "version", "aliases.0", "template"]);
   });
 });

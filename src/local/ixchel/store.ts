@@ -61,8 +61,6 @@ export class IxchelStore {
   private savedOnce = false;
   private saveTimer: ReturnType<typeof setTimeout> | undefined;
   private queue: Promise<unknown> = Promise.resolve();
-  /** Bumped on every change, so derived data (embeddings) knows when to look again. */
-  generation = 0;
   private lastSyncEnd = 0;
   private lastSyncMs = 0;
 
@@ -165,7 +163,6 @@ export class IxchelStore {
       result.deleted++;
     }
     if (changed.length > 0) {
-      this.generation++;
       this.rebuildIds();
       // Removal from postings is per document: past a tenth of the graph, rebuilding on next use is cheaper.
       if (this.lexical && changed.length > Math.max(100, this.lexical.size / 10)) this.lexical = undefined;

@@ -113,8 +113,8 @@ async function send(face: "/api/v1/mcp" | "/mcp", body: HostileBody): Promise<st
 
 /**
  * Bodies over the limit go on a connection of their own: the server answers 413 before reading them and
- * then drops the socket although it said `keep-alive` (test/security/edges.test.ts), which would fail the
- * next, unrelated request of a pooled client.
+ * then drops the socket although it said `keep-alive` (a known edge defect, pinned by
+ * test/security/http-edges.test.ts), which would fail the next, unrelated request of a pooled client.
  */
 function sendAlone(face: string, headers: Record<string, string>, body: HostileBody): Promise<string | undefined> {
   return new Promise((resolve) => {

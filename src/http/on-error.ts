@@ -9,6 +9,17 @@ import { isDomainError } from "../core/errors.js";
 import type { AppEnv, Logger } from "./context.js";
 import { errorJson, HTTP_STATUS } from "./json-errors.js";
 
+/** The database cannot be reached (closed client, network failure to a remote libSQL): a 503, not a bug. */
+export function isDatabaseUnreachable(err: unknown): boolean {
+  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 4; depth++, e = e.cause) {
+    const code = (e as { code?: unknown }).code;
+    if (code === "CLIENT_CLOSED" || code === "ECONNREFUSED" || code === "ECONNRESET" || code === "ENOTFOUND")
+      return true;
+    if (e instanceof TypeError && /fetch failed|network/i.test(e.message)) return true;
+  }
+  return false;
+}
+
 export function onError(logger: Logger): ErrorHandler<AppEnv> {
   return function handleError(err, c) {
     const requestId = c.get("requestId");
@@ -20,6 +31,18 @@ export function onError(logger: Logger): ErrorHandler<AppEnv> {
       return errorJson(c, HTTP_STATUS[err.code], err.code, err.message, err.details);
     }
     if (err instanceof HTTPException) return err.getResponse();
+    if (isDatabaseUnreachable(err)) {
+      logger.log("error", "database unreachable", { requestId, path: c.req.path, error: err });
+      return errorJson(
+        c,
+        503,
+        "unavailable",
+        `Service unavailable: the database cannot be reached (request id ${requestId}).`,
+        {
+          correlation_id: requestId,
+        },
+      );
+    }
     logger.log("error", "unhandled error", {
       requestId,
       method: c.req.method,

@@ -66,6 +66,57 @@ describe("/healthz", () => {
   });
 });
 
+describe("errors", () => {
+  it("a database that went away is 503 with the request id, never internals", async () => {
+    const other = await createTestApp();
+    await other.database.close();
+    const res = await other.app.request("/api/v1/admin/tokens", {
+      headers: { Authorization: `Bearer ${other.ownerToken}` },
+    });
+    expect(res.status).toBe(503);
+    const id = res.headers.get("x-request-id");
+    const body = (await res.json()) as { error: { code: string; message: string; correlation_id: string } };
+    expect(body.error.code).toBe("unavailable");
+    expect(body.error.message).toContain(`request id ${id}`);
+    expect(body.error.correlation_id).toBe(id);
+    expect(JSON.stringify(body)).not.toMatch(/CLIENT_CLOSED|libsql|\bat /i);
+    const rpc = await other.app.request("/api/v1/mcp", {
+      method: "POST",
+      headers: { Authorization: `Bearer ${other.ownerToken}`, "Content-Type": "application/json" },
+      body: PING,
+    });
+    expect(rpc.status).toBe(503);
+    const rpcBody = (await rpc.json()) as {
+      jsonrpc: string;
+      error: { code: number; data: { correlation_id: string } };
+    };
+    expect(rpcBody.jsonrpc).toBe("2.0");
+    expect(rpcBody.error.code).toBe(-32603);
+    expect(rpcBody.error.data.correlation_id).toBe(rpc.headers.get("x-request-id"));
+    expect(other.logs.some((l) => l.includes('"msg":"database unreachable"'))).toBe(true);
+    await other.close();
+  });
+
+  it("an unexpected error is a 500 'Internal error' with the request id; details only in the log", async () => {
+    const brokenLogs: string[] = [];
+    const broken = createApp({
+      database: t.database,
+      logger: createJsonLogger({ write: (l) => brokenLogs.push(l) }),
+      version: "x",
+    });
+    broken.get("/boom", () => {
+      throw new Error("secret detail: SELECT * FROM tokens");
+    });
+    const res = await broken.request("/boom");
+    expect(res.status).toBe(500);
+    const body = (await res.json()) as { error: { code: string; message: string } };
+    expect(body.error).toMatchObject({ code: "internal" });
+    expect(body.error.message).toBe(`Internal error (request id ${res.headers.get("x-request-id")}).`);
+    expect(JSON.stringify(body)).not.toContain("secret detail");
+    expect(brokenLogs.some((l) => l.includes("secret detail"))).toBe(true);
+  });
+});
+
 describe("X-Request-Id", () => {
   it("is on every response, success or error, and a caller's plain id is kept", async () => {
     const responses = [

@@ -3,15 +3,12 @@
  * workspace and prefix that only grows, so an id is never handed out twice nor reused after a delete.
  */
 import { sql } from "drizzle-orm";
+import { formatReference, type Prefix } from "../core/references.js";
 import type { Tx } from "./database.js";
 import { referenceCounters } from "./schema.js";
 
-export type ReferencePrefix = "EP" | "US" | "REQ" | "AC";
-
-/** `EP` + 7 → `EP-007`; at least three digits, more when needed (`US-1000`). */
-export function formatReference(prefix: ReferencePrefix, n: number): string {
-  return `${prefix}-${String(n).padStart(3, "0")}`;
-}
+/** EP, US, REQ, AC (src/core/references.ts). */
+export type ReferencePrefix = Prefix;
 
 /**
  * Allocates the next reference id for `prefix` in `workspaceId`. Must run inside the caller's write

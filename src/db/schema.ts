@@ -13,11 +13,8 @@
  */
 import { sql } from "drizzle-orm";
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { ENTITY_STATUSES, REQUIREMENT_STATUSES } from "../core/domain.js";
 import { ROLES } from "../core/roles.js";
-
-// Same lists as the domain types (src/core/domain.ts); kept here so the schema stands alone for drizzle-kit.
-const ENTITY_STATUSES = ["Backlog", "Draft", "In Progress", "Done", "Cancelled"] as const;
-const REQUIREMENT_STATUSES = ["Draft", "Active", "Obsolete"] as const;
 
 const now = sql`(strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))`;
 const createdAt = () => text("created_at").notNull().default(now);

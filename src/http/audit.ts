@@ -3,10 +3,12 @@
  * and prompts/get — who (user, token id), what (method, name, reference id), outcome, error code, request
  * id, duration. Ids, never argument values or tokens.
  *
- * Rows are written behind the response, group-committed: events queue up and one flusher writes whatever
- * has queued in a single transaction. A read then costs no write transaction of its own on the request
- * path (the embedded database serializes writes), and under load many rows share one commit. On Workers
- * the route hands the flush to `waitUntil`; on Node `flush()` runs at shutdown and in tests.
+ * Rows are written behind the response, group-committed: events queue up for at most `flushDelayMs` and one
+ * flusher writes whatever has queued in a single transaction. A read then costs no write transaction of its
+ * own (each write transaction on the embedded database is serialized and costs a commit and a fresh
+ * connection, measured at 2–3× a small read: bench/faces-read.ts), and under load many rows share one
+ * commit. On Workers the route hands the flush to `waitUntil`; on Node `flush()` runs at shutdown and in
+ * tests. A crash loses at most the rows of the last `flushDelayMs`.
  */
 
 import { type AuditEventInput, recordAudit } from "../db/audit.repo.js";
@@ -15,7 +17,7 @@ import type { OperationEvent } from "../protocol/operations.js";
 import type { AuthInfo, Logger } from "./context.js";
 
 export interface AuditSink {
-  /** Queues one row; returns the flush that will write it (for `waitUntil`). Never throws. */
+  /** Queues one row; resolves once its batch is written or given up on (for `waitUntil`). Never rejects. */
   record(event: AuditEventInput): Promise<void>;
   /** Resolves when every row queued so far is written (or given up on and logged). */
   flush(): Promise<void>;
@@ -28,13 +30,16 @@ export interface AuditSinkOptions {
   batchSize?: number;
   /** Queue bound while the database is unreachable; the oldest rows beyond it are dropped and logged. */
   maxQueue?: number;
+  /** How long a row may wait for others to share its commit (default 50 ms; 0 = next tick). */
+  flushDelayMs?: number;
 }
 
 export function createAuditSink(options: AuditSinkOptions): AuditSink {
   const { database, logger } = options;
   const batchSize = options.batchSize ?? 500;
   const maxQueue = options.maxQueue ?? 10_000;
-  const queue: AuditEventInput[] = [];
+  /** Each queued row with the resolver of the promise `record` returned for it. */
+  const queue: { event: AuditEventInput; written: () => void }[] = [];
   let running: Promise<void> | undefined;
 
   const drain = async () => {
@@ -42,22 +47,40 @@ export function createAuditSink(options: AuditSinkOptions): AuditSink {
       const batch = queue.splice(0, batchSize);
       try {
         await database.write(async (tx) => {
-          for (const event of batch) await recordAudit(tx, event);
+          for (const { event } of batch) await recordAudit(tx, event);
         });
       } catch (error) {
         logger?.log("error", "audit rows could not be written", {
           rows: batch.length,
-          requestIds: batch.map((e) => e.requestId),
+          requestIds: batch.map((e) => e.event.requestId),
           error: error instanceof Error ? (error.stack ?? error.message) : String(error),
         });
       }
+      for (const { written } of batch) written();
     }
   };
 
+  const flushDelayMs = options.flushDelayMs ?? 50;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let wake: (() => void) | undefined;
+
+  /** Resolves after the delay, or at once when flush() cuts it short. */
+  const pause = () =>
+    new Promise<void>((resolvePause) => {
+      if (flushDelayMs <= 0) return resolvePause();
+      wake = resolvePause;
+      timer = setTimeout(resolvePause, flushDelayMs);
+      // Never keep a Node process alive just to wait for more rows (shutdown calls flush()).
+      (timer as { unref?: () => void }).unref?.();
+    }).finally(() => {
+      if (timer !== undefined) clearTimeout(timer);
+      timer = undefined;
+      wake = undefined;
+    });
+
   const schedule = (): Promise<void> => {
     if (!running) {
-      // Start on the next microtask so events recorded in the same tick share one transaction.
-      running = Promise.resolve()
+      running = pause()
         .then(drain)
         .finally(() => {
           running = undefined;
@@ -69,18 +92,23 @@ export function createAuditSink(options: AuditSinkOptions): AuditSink {
   };
 
   const flush = async (): Promise<void> => {
-    while (running || queue.length > 0) await (running ?? schedule());
+    while (running || queue.length > 0) {
+      const current = running ?? schedule();
+      wake?.();
+      await current;
+    }
   };
 
   return {
     record(event) {
       if (queue.length >= maxQueue) {
         const dropped = queue.splice(0, queue.length - maxQueue + 1);
+        for (const { written } of dropped) written();
         logger?.log("error", "audit queue full; oldest rows dropped", { rows: dropped.length });
       }
-      queue.push(event);
+      const done = new Promise<void>((written) => queue.push({ event, written }));
       void schedule();
-      return flush();
+      return done;
     },
     flush,
   };

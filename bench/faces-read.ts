@@ -1,0 +1,307 @@
+/**
+ * The cost of the faces (issue 3 item 11): the same repository read (getEpic) served
+ *   (a) by a bare Hono route,
+ *   (b) as tools/call get_epic on POST /api/v1/mcp,
+ *   (c) as tools/call get_epic on /mcp (fresh SDK server + transport per request),
+ * all three behind the same app middleware (request id, body limit, Origin/Host check, token auth), over
+ * real HTTP (@hono/node-server in a child process, so the load generator does not share its event loop).
+ * (b) and (c) also write their audit rows, as in production. No rate limiter in any of them.
+ * Targets: (b) ≥ 0.7 × (a), (c) ≥ 0.5 × (a).
+ *
+ *   npx tsx bench/faces-read.ts [--seconds 4] [--rounds 3] [--concurrency 16]
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import type { AddressInfo } from "node:net";
+import { cpus, loadavg, tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { createInterface } from "node:readline";
+
+const args = process.argv.slice(2);
+const opt = (name: string, fallback: number) => {
+  const i = args.indexOf(`--${name}`);
+  return i === -1 ? fallback : Number(args[i + 1]);
+};
+
+// ----- server side (child process) -------------------------------------------------------------------
+
+async function serveChild(): Promise<void> {
+  const { serve } = await import("@hono/node-server");
+  const { createApp } = await import("../src/app.js");
+  const { bootstrap } = await import("../src/db/bootstrap.js");
+  const { openDatabase } = await import("../src/db/client.js");
+  const { getEpic } = await import("../src/db/epics.repo.js");
+  const { migrateDatabase } = await import("../src/db/migrate.js");
+  const { createAuditSink } = await import("../src/http/audit.js");
+
+  const dir = mkdtempSync(join(tmpdir(), "reqlix-bench-faces-"));
+  const database = await openDatabase({ url: `file:${join(dir, "bench.db")}` });
+  await migrateDatabase(database);
+  const boot = await bootstrap(database);
+  if (!boot.created) throw new Error("a fresh database was not bootstrapped");
+  const logger = { log() {} }; // logging is not what is measured; it costs the same in all three
+  // BENCH_AUDIT=off isolates the cost of the audit trail (not a production setting).
+  const audit =
+    process.env.BENCH_AUDIT === "off"
+      ? { record: async () => {}, flush: async () => {} }
+      : createAuditSink({ database, logger });
+  const app = createApp({ database, logger, version: "bench", audit });
+  // (a): the bare route, under the same middleware as the faces (it lives below /api/v1/mcp/*).
+  app.get("/api/v1/mcp/bare/epics/:id", async (c) => {
+    const auth = c.get("auth");
+    const epic = await database.read((db) => getEpic(db, auth.workspaceId, c.req.param("id")));
+    return c.json(epic);
+  });
+  const server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" });
+  await new Promise<void>((r) => (server.listening ? r() : server.once("listening", () => r())));
+  const port = (server.address() as AddressInfo).port;
+  // Seed one epic through the JSON-RPC face itself.
+  const res = await fetch(`http://127.0.0.1:${port}/api/v1/mcp`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${boot.token}`, "content-type": "application/json" },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: {
+        name: "create_epic",
+        arguments: { title: "Checkout", description: "Everything about paying." },
+      },
+    }),
+  });
+  const created = (await res.json()) as { result: { structuredContent: { reference_id: string } } };
+  process.stdout.write(
+    `${JSON.stringify({ port, token: boot.token, epic: created.result.structuredContent.reference_id })}\n`,
+  );
+  // "cpu" on stdin → the server's CPU time so far (µs), so the parent can charge each scenario its share.
+  createInterface({ input: process.stdin }).on("line", (line) => {
+    if (line.trim() === "cpu") {
+      const { user, system } = process.cpuUsage();
+      process.stdout.write(`${JSON.stringify({ cpu: user + system })}\n`);
+    }
+  });
+  process.stdin.on("end", async () => {
+    server.close();
+    await audit.flush();
+    await database.close();
+    rmSync(dir, { recursive: true, force: true });
+    process.exit(0);
+  });
+}
+
+// ----- load side (parent) ----------------------------------------------------------------------------
+
+interface Scenario {
+  key: "a" | "b" | "c";
+  label: string;
+  request(): { url: string; init: RequestInit };
+  check(status: number, body: string): boolean;
+}
+
+interface Sample {
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  /** Server CPU time per request (µs): what bounds throughput on a quiet machine. */
+  cpuPerReq: number;
+}
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number;
+}
+
+async function drive(
+  s: Scenario,
+  seconds: number,
+  concurrency: number,
+  serverCpu: () => Promise<number>,
+): Promise<Sample> {
+  const cpu0 = await serverCpu();
+  const latencies: number[] = [];
+  let errors = 0;
+  const deadline = performance.now() + seconds * 1000;
+  const worker = async () => {
+    while (performance.now() < deadline) {
+      const { url, init } = s.request();
+      const t0 = performance.now();
+      const res = await fetch(url, init);
+      const body = await res.text();
+      latencies.push(performance.now() - t0);
+      if (!s.check(res.status, body)) errors++;
+    }
+  };
+  const started = performance.now();
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  const elapsed = (performance.now() - started) / 1000;
+  const cpuPerReq = ((await serverCpu()) - cpu0) / latencies.length;
+  latencies.sort((x, y) => x - y);
+  return {
+    rps: latencies.length / elapsed,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    errors,
+    cpuPerReq,
+  };
+}
+
+function median(values: number[]): number {
+  const s = [...values].sort((x, y) => x - y);
+  return s[Math.floor(s.length / 2)] as number;
+}
+
+async function main(): Promise<void> {
+  const seconds = opt("seconds", 4);
+  const rounds = opt("rounds", 3);
+  const concurrency = opt("concurrency", 16);
+  const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", import.meta.filename, "--serve"], {
+    stdio: ["pipe", "pipe", "inherit"],
+  });
+  const exited = new Promise<number | null>((r) => child.once("exit", r));
+  const pending: string[] = [];
+  const waiting: ((line: string) => void)[] = [];
+  createInterface({ input: child.stdout as NodeJS.ReadableStream }).on("line", (line) => {
+    const next = waiting.shift();
+    if (next) next(line);
+    else pending.push(line);
+  });
+  const nextLine = () =>
+    new Promise<string>((resolveLine, reject) => {
+      const ready = pending.shift();
+      if (ready !== undefined) return resolveLine(ready);
+      waiting.push(resolveLine);
+      exited.then((code) => reject(new Error(`server exited with ${code}`)));
+    });
+  const serverCpu = async () => {
+    child.stdin?.write("cpu\n");
+    return (JSON.parse(await nextLine()) as { cpu: number }).cpu;
+  };
+  const first = await nextLine();
+  const { port, token, epic } = JSON.parse(first) as { port: number; token: string; epic: string };
+  const base = `http://127.0.0.1:${port}`;
+  const auth = { authorization: `Bearer ${token}` };
+  const call = JSON.stringify({
+    jsonrpc: "2.0",
+    id: 1,
+    method: "tools/call",
+    params: { name: "get_epic", arguments: { epic_id: epic } },
+  });
+  const hasEpic = (body: string) =>
+    body.includes(`"reference_id":"${epic}"`) || body.includes(`\\"reference_id\\": \\"${epic}\\"`);
+
+  const scenarios: Scenario[] = [
+    {
+      key: "a",
+      label: "bare Hono route (GET /api/v1/mcp/bare/epics/:id)",
+      request: () => ({ url: `${base}/api/v1/mcp/bare/epics/${epic}`, init: { headers: auth } }),
+      check: (status, body) => status === 200 && hasEpic(body),
+    },
+    {
+      key: "b",
+      label: "tools/call get_epic on POST /api/v1/mcp",
+      request: () => ({
+        url: `${base}/api/v1/mcp`,
+        init: { method: "POST", headers: { ...auth, "content-type": "application/json" }, body: call },
+      }),
+      check: (status, body) => status === 200 && hasEpic(body),
+    },
+    {
+      key: "c",
+      label: "tools/call get_epic on /mcp (Streamable HTTP)",
+      request: () => ({
+        url: `${base}/mcp`,
+        init: {
+          method: "POST",
+          headers: {
+            ...auth,
+            "content-type": "application/json",
+            accept: "application/json, text/event-stream",
+            "mcp-protocol-version": "2025-11-25",
+          },
+          body: call,
+        },
+      }),
+      check: (status, body) => status === 200 && hasEpic(body),
+    },
+  ];
+
+  // Warm up every path (JIT, the registry, the database pages), then interleave rounds to share drift.
+  for (const s of scenarios) await drive(s, 1, concurrency, serverCpu);
+  const samples: Record<string, Sample[]> = { a: [], b: [], c: [] };
+  for (let r = 0; r < rounds; r++) {
+    for (const s of scenarios)
+      (samples[s.key] as Sample[]).push(await drive(s, seconds, concurrency, serverCpu));
+  }
+  child.stdin?.end();
+
+  const summary = scenarios.map((s) => {
+    const list = samples[s.key] as Sample[];
+    return {
+      key: s.key,
+      label: s.label,
+      rps: Math.round(median(list.map((x) => x.rps))),
+      p50_ms: Number(median(list.map((x) => x.p50)).toFixed(2)),
+      p99_ms: Number(median(list.map((x) => x.p99)).toFixed(2)),
+      errors: list.reduce((n, x) => n + x.errors, 0),
+      cpu_us_per_req: Math.round(median(list.map((x) => x.cpuPerReq))),
+    };
+  });
+  const a = summary[0] as (typeof summary)[number];
+  const rows = summary.map((s) => ({
+    ...s,
+    ratio_to_a: Number((s.rps / a.rps).toFixed(3)),
+    // Throughput one server core could give, relative to (a): a/b of CPU per request.
+    cpu_ratio_to_a: Number((a.cpu_us_per_req / s.cpu_us_per_req).toFixed(3)),
+  }));
+  const targets = { b: 0.7, c: 0.5 };
+  const verdict = rows
+    .filter((r) => r.key !== "a")
+    .map((r) => {
+      const target = targets[r.key as "b" | "c"];
+      return {
+        key: r.key,
+        target,
+        ratio: r.ratio_to_a,
+        cpu_ratio: r.cpu_ratio_to_a,
+        met: r.ratio_to_a >= target,
+        cpu_met: r.cpu_ratio_to_a >= target,
+      };
+    });
+  const load = loadavg()[0]?.toFixed(1);
+
+  const lines = [
+    `# Faces benchmark: the same read through a bare route, /api/v1/mcp and /mcp`,
+    "",
+    `Node ${process.version}, ${new Date().toISOString()}; ${cpus().length} CPUs, load average ${load} at the end; concurrency ${concurrency}; ${rounds} rounds × ${seconds} s each, interleaved (medians); server in a child process over real HTTP.`,
+    "",
+    "| | path | req/s | p50 ms | p99 ms | ratio to (a) | server CPU µs/req | CPU ratio to (a) | errors |",
+    "|---|---|---:|---:|---:|---:|---:|---:|---:|",
+    ...rows.map(
+      (r) =>
+        `| (${r.key}) | ${r.label} | ${r.rps} | ${r.p50_ms} | ${r.p99_ms} | ${r.ratio_to_a} | ${r.cpu_us_per_req} | ${r.cpu_ratio_to_a} | ${r.errors} |`,
+    ),
+    "",
+    ...verdict.map(
+      (v) =>
+        `- (${v.key}) ≥ ${v.target} × (a): req/s ${v.met ? "met" : "NOT met"} (${v.ratio}); server CPU ${v.cpu_met ? "met" : "NOT met"} (${v.cpu_ratio})`,
+    ),
+    "",
+    "req/s shares the machine with everything else running; server CPU per request (the child's",
+    "process.cpuUsage over each run / requests served) is what bounds one server core's throughput and",
+    "moves far less with outside load. The CPU ratio is (a)'s CPU per request over the row's.",
+  ];
+  const md = `${lines.join("\n")}\n`;
+  process.stdout.write(md);
+  const out = resolve(import.meta.dirname, "results");
+  mkdirSync(out, { recursive: true });
+  writeFileSync(join(out, "faces-read.md"), md);
+  writeFileSync(
+    join(out, "faces-read.json"),
+    `${JSON.stringify({ node: process.version, time: new Date().toISOString(), load_average: load, concurrency, rounds, seconds, rows, verdict }, null, 2)}\n`,
+  );
+  if (rows.some((r) => r.errors > 0)) process.exitCode = 1;
+}
+
+if (args.includes("--serve")) await serveChild();
+else await main();

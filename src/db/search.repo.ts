@@ -349,12 +349,22 @@ async function requirementDetails(ex: Executor, workspaceId: number, ids: number
   return new Map(rows.map(({ id, ...d }) => [Number(id), d]));
 }
 
-/** The same search as a LIKE scan: the baseline the search benchmark compares FTS5 against. */
+/**
+ * The same search as a LIKE scan: the baseline the search benchmark compares FTS5 against. Like a ranked
+ * search it must look at every row (title hits first, then the rest), so it cannot stop at the first 20.
+ */
 export async function likeScanRequirements(ex: Executor, workspaceId: number, query: string, limit: number) {
-  const pattern = `%${query.replace(/[%_\\]/g, (c) => `\\${c}`)}%`;
+  const words = query.split(/\s+/).filter(Boolean);
+  const like = (w: string) => `%${w.replace(/[%_\\]/g, (c) => `\\${c}`)}%`;
+  // Every word must occur somewhere, as in the FTS5 search.
+  const each = words.map(
+    (w) =>
+      sql`(title LIKE ${like(w)} ESCAPE '\\' OR description LIKE ${like(w)} ESCAPE '\\' OR reference_id LIKE ${like(w)} ESCAPE '\\')`,
+  );
+  const first = like(words[0] ?? "");
   return ex.all<{ reference_id: string; title: string }>(sql`
     SELECT reference_id, title FROM requirements
-    WHERE workspace_id = ${workspaceId}
-      AND (title LIKE ${pattern} ESCAPE '\\' OR description LIKE ${pattern} ESCAPE '\\' OR reference_id LIKE ${pattern} ESCAPE '\\')
-    ORDER BY id LIMIT ${limit}`);
+    WHERE workspace_id = ${workspaceId} AND ${sql.join(each, sql` AND `)}
+    ORDER BY CASE WHEN title LIKE ${first} ESCAPE '\\' THEN 0 ELSE 1 END, id
+    LIMIT ${limit}`);
 }

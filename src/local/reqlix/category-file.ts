@@ -5,7 +5,7 @@
  * it has its answer.
  */
 import type { FileHandle } from "node:fs/promises";
-import { type HeadingLine, readRange, type ScanSummary, scanHeadings } from "./line-scanner.js";
+import { type HeadingLine, readRange, type ScanOptions, type ScanSummary, scanHeadings } from "./line-scanner.js";
 import { type IndexParts, normalizeBody, parseRequirementHeading, type RequirementHeading, sameIndex, samePrefix } from "./markdown.js";
 
 export type CategoryEvent =
@@ -17,8 +17,9 @@ export type CategoryEvent =
 export function walkCategory(
   fh: FileHandle,
   visit: (event: CategoryEvent) => boolean | undefined | void,
-  signal?: AbortSignal,
+  options: ScanOptions | AbortSignal | undefined = {},
 ): Promise<ScanSummary> {
+  const scan: ScanOptions = options instanceof AbortSignal ? { signal: options } : options;
   let chapter: string | undefined;
   return scanHeadings(
     fh,
@@ -31,8 +32,41 @@ export function walkCategory(
       if (req) return visit({ kind: "requirement", req, chapter, line });
       return visit({ kind: "other", text: line.text, chapter, line });
     },
-    signal,
+    scan,
   );
+}
+
+const ZERO = 0x30;
+const COLON = 0x3a;
+
+/**
+ * A byte-level pre-check for requirement headings that can be one of `targets` (ASCII letters compared
+ * case-insensitively, leading zeros of the number allowed), so a scan decodes only those. Undefined when
+ * a target holds non-ASCII letters: then every heading is decoded and compared with `sameIndex`.
+ */
+function indexFilter(targets: IndexParts[], passAll: () => boolean): ScanOptions["wantH2"] {
+  const heads = targets.map((t) => `${t.categoryPrefix}.${t.chapterPrefix}.`.toUpperCase());
+  if (heads.some((h) => /[^\x21-\x7e]/.test(h))) return undefined;
+  const wanted = targets.map((t, i) => ({ head: Buffer.from(heads[i] as string), number: Buffer.from(`${t.number}:`) }));
+  return (buf, start, end) => {
+    if (passAll()) return true;
+    let s = start;
+    while (s < end && (buf[s] === 0x20 || buf[s] === 0x09)) s++;
+    next: for (const w of wanted) {
+      if (end - s < w.head.length + w.number.length) continue;
+      for (let i = 0; i < w.head.length; i++) {
+        let c = buf[s + i] as number;
+        if (c >= 0x61 && c <= 0x7a) c -= 32;
+        if (c !== w.head[i]) continue next;
+      }
+      let p = s + w.head.length;
+      while (buf[p] === ZERO && buf[p + 1] !== COLON && p + 1 < end) p++;
+      if (end - p < w.number.length) continue;
+      for (let i = 0; i < w.number.length; i++) if (buf[p + i] !== w.number[i]) continue next;
+      return true;
+    }
+    return false;
+  };
 }
 
 /** G.GCH.3: level-1 headings, in file order. */
@@ -116,7 +150,17 @@ export interface Lookup {
  * G.GRQ.3/4: finds each target index (by full index, never by prefix) in one pass, and stops once every
  * target's body is closed by the next heading.
  */
-export async function locateRequirements(fh: FileHandle, targets: IndexParts[], signal?: AbortSignal): Promise<Lookup> {
+/** A requirement heading's start as reqlix writes it: `## G.G.1:`. */
+function canonicalHeading(t: IndexParts): string {
+  return `## ${t.categoryPrefix.toUpperCase()}.${t.chapterPrefix.toUpperCase()}.${t.number}:`;
+}
+
+export async function locateRequirements(
+  fh: FileHandle,
+  targets: IndexParts[],
+  signal?: AbortSignal,
+  fast = true,
+): Promise<Lookup> {
   const located = new Map<number, LocatedRequirement>();
   const chapterOfPrefix = new Map<number, string>();
   let open: LocatedRequirement | undefined;
@@ -130,9 +174,6 @@ export async function locateRequirements(fh: FileHandle, targets: IndexParts[], 
       if (located.size === targets.length) return true;
       if (e.kind !== "requirement") return false;
       targets.forEach((t, i) => {
-        if (samePrefix(t.chapterPrefix, e.req.chapterPrefix) && !chapterOfPrefix.has(i)) {
-          chapterOfPrefix.set(i, e.chapter ?? "");
-        }
         if (!located.has(i) && sameIndex(t, e.req)) {
           // Two spellings of one index (g.g.1, G.G.1) share the heading and its body end.
           open ??= {
@@ -148,9 +189,32 @@ export async function locateRequirements(fh: FileHandle, targets: IndexParts[], 
       });
       return false;
     },
-    signal,
+    {
+      signal,
+      wantH2: indexFilter(targets, () => open !== undefined),
+      fastH2: fast ? { needles: targets.map(canonicalHeading), active: () => open === undefined } : undefined,
+    },
   );
   for (const r of located.values()) if (r.bodyEnd < 0) r.bodyEnd = summary.size;
+  if (fast && located.size < targets.length) {
+    // Not found as written by reqlix: look again for other spellings (lower case, leading zeros, spaces).
+    return locateRequirements(fh, targets, signal, false);
+  }
+  if (located.size < targets.length) {
+    // Only for the error message: which chapter uses each missing target's chapter prefix.
+    await walkCategory(
+      fh,
+      (e) => {
+        if (e.kind !== "requirement") return;
+        targets.forEach((t, i) => {
+          if (!located.has(i) && !chapterOfPrefix.has(i) && samePrefix(t.chapterPrefix, e.req.chapterPrefix)) {
+            chapterOfPrefix.set(i, e.chapter ?? "");
+          }
+        });
+      },
+      signal,
+    );
+  }
   return { located, chapterOfPrefix, size: summary.size };
 }
 
@@ -186,33 +250,48 @@ export interface FileFacts {
   chapter: ChapterFacts | undefined;
 }
 
-/** What insert needs: the file's prefixes and the facts of the first chapter named `chapter` (G.IR.3). */
+/**
+ * What insert needs: the file's prefixes and the facts of the first chapter named `chapter` (G.IR.3).
+ * The first pass decodes only the requirement headings it needs (the file's first, and the target
+ * chapter's); all chapter prefixes are collected only when the chapter needs a new prefix.
+ */
 export async function factsForInsert(fh: FileHandle, chapter: string, signal?: AbortSignal): Promise<FileFacts> {
   let categoryPrefix: string | undefined;
   const chapterPrefixes = new Set<string>();
   let target: ChapterFacts | undefined;
   let inTarget = false;
-  const summary = await walkCategory(
-    fh,
-    (e) => {
-      if (e.kind === "chapter") {
-        if (inTarget && target) target.end = e.line.start;
-        inTarget = false;
-        if (!target && e.name === chapter) {
-          target = newChapter(e.name, e.line);
-          inTarget = true;
-        }
-        return;
+  let everyHeading = false;
+  const visit = (e: CategoryEvent) => {
+    if (e.kind === "chapter") {
+      if (inTarget && target) target.end = e.line.start;
+      inTarget = false;
+      if (!target && e.name === chapter) {
+        target = newChapter(e.name, e.line);
+        inTarget = true;
       }
-      if (e.kind === "requirement") {
-        categoryPrefix ??= e.req.categoryPrefix;
-        chapterPrefixes.add(e.req.chapterPrefix.toUpperCase());
-      }
-      if (inTarget && target) addToChapter(target, e);
-    },
+      return;
+    }
+    if (e.kind === "requirement") {
+      categoryPrefix ??= e.req.categoryPrefix;
+      chapterPrefixes.add(e.req.chapterPrefix.toUpperCase());
+    }
+    if (inTarget && target) addToChapter(target, e);
+  };
+  let summary = await walkCategory(fh, visit, {
     signal,
-  );
+    wantH2: () => everyHeading || inTarget || categoryPrefix === undefined,
+  });
   if (inTarget && target) target.end = summary.size;
+  if (!target?.prefix) {
+    // A new chapter prefix must differ from every chapter prefix in the file: read them all.
+    everyHeading = true;
+    categoryPrefix = undefined;
+    chapterPrefixes.clear();
+    target = undefined;
+    inTarget = false;
+    summary = await walkCategory(fh, visit, { signal });
+    if (inTarget && target) (target as ChapterFacts).end = summary.size;
+  }
   return { summary, categoryPrefix, chapterPrefixes, chapter: target };
 }
 
@@ -240,12 +319,32 @@ export interface TargetFacts {
   chapterOfPrefix: string | undefined;
 }
 
-/** What update and delete need: the target requirement and the facts of its chapter (G.UR.3). */
+/**
+ * What update and delete need: the target requirement and the facts of its chapter (G.UR.3). A fast pass
+ * finds the target and where its chapter starts; a second pass reads that chapter only.
+ */
 export async function factsForTarget(fh: FileHandle, index: IndexParts, signal?: AbortSignal): Promise<TargetFacts> {
+  let chapterStart = 0;
+  let found = false;
+  await walkCategory(
+    fh,
+    (e) => {
+      if (e.kind === "chapter") chapterStart = e.line.start;
+      else if (e.kind === "requirement" && sameIndex(index, e.req)) {
+        found = true;
+        return true;
+      }
+    },
+    { signal, wantH2: indexFilter([index], () => false) },
+  );
+  if (!found) {
+    const lookup = await locateRequirements(fh, [index], signal);
+    const summary = await walkCategory(fh, () => true, { signal });
+    return { summary: { ...summary, stopped: false }, target: undefined, chapter: undefined, chapterOfPrefix: lookup.chapterOfPrefix.get(0) };
+  }
   let current: ChapterFacts | undefined;
   let target: LocatedRequirement | undefined;
   let targetChapter: ChapterFacts | undefined;
-  let chapterOfPrefix: string | undefined;
   let open = false;
   const summary = await walkCategory(
     fh,
@@ -261,27 +360,24 @@ export async function factsForTarget(fh: FileHandle, index: IndexParts, signal?:
         return;
       }
       if (current) addToChapter(current, e);
-      if (e.kind === "requirement") {
-        if (chapterOfPrefix === undefined && samePrefix(index.chapterPrefix, e.req.chapterPrefix)) {
-          chapterOfPrefix = e.chapter ?? "";
-        }
-        if (!target && sameIndex(index, e.req)) {
-          target = {
-            index: e.req.index,
-            title: e.req.title,
-            chapter: e.chapter ?? "",
-            start: e.line.start,
-            headingEnd: e.line.end,
-            bodyEnd: -1,
-          };
-          targetChapter = current;
-          open = true;
-        }
+      if (e.kind === "requirement" && !target && sameIndex(index, e.req)) {
+        target = {
+          index: e.req.index,
+          title: e.req.title,
+          chapter: e.chapter ?? "",
+          start: e.line.start,
+          headingEnd: e.line.end,
+          bodyEnd: -1,
+        };
+        targetChapter = current;
+        open = true;
       }
     },
-    signal,
+    { signal, startAt: chapterStart },
   );
-  if (target && target.bodyEnd < 0) target.bodyEnd = summary.size;
-  if (current && current.end < 0) current.end = summary.size;
-  return { summary, target, chapter: targetChapter, chapterOfPrefix };
+  const t = target as LocatedRequirement | undefined;
+  if (t && t.bodyEnd < 0) t.bodyEnd = summary.size;
+  const c = current as ChapterFacts | undefined;
+  if (c && c.end < 0) c.end = summary.size;
+  return { summary, target: t, chapter: targetChapter, chapterOfPrefix: undefined };
 }

@@ -7,7 +7,7 @@
  * outside fences with their byte offsets. `scanLines` hands every line to the caller (search).
  */
 import type { FileHandle } from "node:fs/promises";
-import { FenceTracker, type HeadingLevel, headingOf } from "./markdown.js";
+import { FenceTracker, type HeadingLevel, trimBlank } from "./markdown.js";
 
 const CHUNK = 1 << 20;
 /** Chunk size for reads; tests lower it to put line and fence boundaries across chunks. */
@@ -61,10 +61,11 @@ async function readRegions(
   fh: FileHandle,
   region: (state: ChunkState, limit: number) => boolean,
   signal?: AbortSignal,
+  startAt = 0,
 ): Promise<{ size: number; eol: "\n" | "\r\n"; bomLength: number; stopped: boolean }> {
-  const state: ChunkState = { buf: Buffer.allocUnsafe(chunkSize * 2), base: 0, eol: undefined, bomLength: 0 };
+  const state: ChunkState = { buf: Buffer.allocUnsafe(chunkSize * 2), base: startAt, eol: undefined, bomLength: 0 };
   let carry = 0;
-  let first = true;
+  let first = startAt === 0;
   for (;;) {
     signal?.throwIfAborted();
     if (state.buf.length - carry < chunkSize) {
@@ -94,7 +95,9 @@ async function readRegions(
       limit = nl + 1;
     }
     if (limit > 0 && region(state, limit)) {
-      return { size: state.base + filled, eol: state.eol ?? "\n", bomLength: state.bomLength, stopped: true };
+      // Stopped early: the size is the file's, not how far we read.
+      const { size } = await fh.stat();
+      return { size, eol: state.eol ?? "\n", bomLength: state.bomLength, stopped: true };
     }
     if (eof) return { size: state.base + filled, eol: state.eol ?? "\n", bomLength: state.bomLength, stopped: false };
     state.buf.copy(state.buf, 0, limit, filled);
@@ -110,26 +113,71 @@ function lineText(buf: Buffer, start: number, end: number, bomAtStart: boolean):
   return buf.toString("utf8", bomAtStart ? start + 3 : start, stop);
 }
 
+export interface ScanOptions {
+  signal?: AbortSignal | undefined;
+  /** Start at this offset, which must be the start of a line outside any fence (e.g. a chapter heading). */
+  startAt?: number | undefined;
+  /**
+   * Byte-level pre-check of a requirement heading line: `textStart` is just after `## `, `textEnd` before
+   * the line ending. Return false to skip the line without decoding it (it is still a heading for fence
+   * purposes: headings never open or close fences).
+   */
+  wantH2?: ((buf: Buffer, textStart: number, textEnd: number) => boolean) | undefined;
+  /**
+   * While `active()` holds, look only for chapter headings and for requirement headings that start with
+   * one of `needles` (e.g. `## G.G.1:`), instead of visiting every `#` line: a find-one-requirement scan
+   * then costs about what grep costs. Headings in other spellings are not seen in this mode.
+   */
+  fastH2?: { needles: string[]; active: () => boolean } | undefined;
+}
+
+const SPACE = 0x20;
+
+function eolStart(buf: Buffer, start: number, end: number): number {
+  let stop = end;
+  if (stop > start && buf[stop - 1] === NL) stop--;
+  if (stop > start && buf[stop - 1] === CR) stop--;
+  return stop;
+}
+
 /** Chapter and requirement headings outside fenced blocks, in file order. */
-export async function scanHeadings(fh: FileHandle, visit: HeadingVisitor, signal?: AbortSignal): Promise<ScanSummary> {
+export async function scanHeadings(fh: FileHandle, visit: HeadingVisitor, options: ScanOptions = {}): Promise<ScanSummary> {
   const fences = new FenceTracker();
+  const { wantH2, fastH2 } = options;
+  const needles = (fastH2?.needles ?? []).map((n) => Buffer.from(`\n${n}`, "utf8"));
+  const H1 = Buffer.from("\n# ");
+  // Each searched pattern keeps its next hit, so a region is searched once per pattern, not once per line.
+  const patterns = [NL_HASH, H1, ...needles];
+  const hits = patterns.map(() => -2);
+  const nextHeading = (view: Buffer, from: number, fast: boolean): number => {
+    let best = -1;
+    for (let i = fast ? 1 : 0; i < (fast ? patterns.length : 1); i++) {
+      if (hits[i] !== -1 && (hits[i] as number) < from) hits[i] = view.indexOf(patterns[i] as Buffer, from);
+      const at = hits[i] as number;
+      if (at >= 0 && (best < 0 || at < best)) best = at;
+    }
+    return best < 0 ? -1 : best + 1;
+  };
   const result = await readRegions(
     fh,
     (state, limit) => {
       const view = state.buf.subarray(0, limit);
+      const bomSkip = state.base === 0 ? state.bomLength : 0; // only on the file's first line
+      hits.fill(-2);
       // Next candidate of each kind; -2 = not searched yet, -1 = none left in this region.
       let heading = -2;
       let backtick = -2;
       let tilde = -2;
       let pos = 0;
+      let fast = fastH2?.active() ?? false;
       for (;;) {
+        if (fastH2 && fast !== fastH2.active()) {
+          fast = !fast;
+          heading = -2; // the mode changed: search again from here
+        }
         if (heading !== -1 && heading < pos) {
-          const firstHash = view[0] === HASH || (state.base === 0 && state.bomLength > 0 && view[3] === HASH);
-          if (pos === 0 && firstHash) heading = 0;
-          else {
-            const at = view.indexOf(NL_HASH, pos === 0 ? 0 : pos - 1);
-            heading = at < 0 ? -1 : at + 1;
-          }
+          if (pos === 0 && view[bomSkip] === HASH) heading = 0;
+          else heading = nextHeading(view, pos === 0 ? 0 : pos - 1, fast);
         }
         if (backtick !== -1 && backtick < pos) backtick = view.indexOf(BACKTICKS, pos);
         if (tilde !== -1 && tilde < pos) tilde = view.indexOf(TILDES, pos);
@@ -140,14 +188,23 @@ export async function scanHeadings(fh: FileHandle, visit: HeadingVisitor, signal
         const nl = view.indexOf(NL, next);
         const end = nl < 0 ? limit : nl + 1;
         pos = end;
-        const text = lineText(view, start, end, state.base + start === 0 && state.bomLength > 0);
-        if (fences.feed(text)) continue;
-        const h = headingOf(text);
-        if (h && visit({ level: h.level, text: h.text, start: state.base + start, end: state.base + end })) return true;
-        if (pos >= limit) return false;
+        if (next === heading) {
+          // A line starting with `#` never opens or closes a fence: no need to decode it for that.
+          if (fences.inFence) continue;
+          const h = start + (start === 0 ? bomSkip : 0);
+          const level = view[h + 1] === SPACE ? 1 : view[h + 1] === HASH && view[h + 2] === SPACE ? 2 : 0;
+          if (level === 0) continue;
+          const textEnd = eolStart(view, h, end);
+          if (level === 2 && wantH2 && !wantH2(view, h + 3, textEnd)) continue;
+          const text = trimBlank(view.toString("utf8", h + level + 1, textEnd));
+          if (visit({ level, text, start: state.base + start, end: state.base + end })) return true;
+          continue;
+        }
+        fences.feed(lineText(view, start, end, start === 0 && bomSkip > 0));
       }
     },
-    signal,
+    options.signal,
+    options.startAt ?? 0,
   );
   return { ...result, openFence: fences.openedBy };
 }

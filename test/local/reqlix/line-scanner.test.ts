@@ -128,6 +128,51 @@ describe("scanHeadings", () => {
     );
   });
 
+  it("in fast mode sees chapter headings and only the requirement headings it looks for", async () => {
+    const needle = "## G.G.1:";
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.oneof(line, fc.constantFrom("## G.G.1: wanted", "## G.G.10: not", "## g.g.1: other case")), { maxLength: 60 }),
+        fc.integer({ min: 1, max: 64 }),
+        async (lines, chunk) => {
+          const content = lines.join("\n");
+          setChunkSizeForTests(chunk);
+          const got = await withFile(content, async (fh) => {
+            const out: HeadingLine[] = [];
+            await scanHeadings(fh, (h) => void out.push(h), {
+              fastH2: { needles: [needle], active: () => true },
+              wantH2: (buf, start, end) => buf.toString("utf8", start - 3, end).startsWith(needle),
+            });
+            return out;
+          });
+          const want = reference(content).filter((h) => h.level === 1 || `## ${h.text}`.startsWith(needle));
+          expect(got).toEqual(want);
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+
+  it("starts at a given chapter heading", async () => {
+    const content = "# A\n\n## G.A.1: x\n\n# B\n\n```\n# no\n```\n## G.B.1: y\n";
+    const from = content.indexOf("# B");
+    const got = await withFile(content, async (fh) => {
+      const out: HeadingLine[] = [];
+      const summary = await scanHeadings(fh, (h) => void out.push(h), { startAt: from });
+      expect(summary.size).toBe(Buffer.byteLength(content));
+      return out;
+    });
+    expect(got).toEqual(reference(content).filter((h) => h.start >= from));
+  });
+
+  it("reports the file's size even when stopped early", async () => {
+    setChunkSizeForTests(8);
+    const content = "# A\n# B\n# C\n".repeat(20);
+    const summary = await withFile(content, (fh) => scanHeadings(fh, () => true));
+    expect(summary.stopped).toBe(true);
+    expect(summary.size).toBe(content.length);
+  });
+
   it("handles a line longer than the read buffer", async () => {
     setChunkSizeForTests(8);
     const content = `# A\n${"x".repeat(100)}\n## G.A.1: t\n`;

@@ -14,6 +14,7 @@ import {
   insertRequirement,
   updateRequirement,
 } from "../../../src/local/reqlix/requirements-store.js";
+import { setChunkSizeForTests } from "../../../src/local/reqlix/line-scanner.js";
 import { bodyProblem, normalizeBody } from "../../../src/local/reqlix/markdown.js";
 import { tempDir } from "../../helpers/companion.js";
 
@@ -190,6 +191,33 @@ describe("read (G.GR.3, G.GRQ.3/4)", () => {
   });
 });
 
+describe("headings written by hand", () => {
+  it("finds indices written in lower case, with leading zeros or extra spaces", async () => {
+    await seed("general", "# A\n\n##   g.a.01:   one  \n\nx\n\n## G.A.2: two\n\ny\n");
+    expect(await one("G.A.1")).toMatchObject({ index: "g.a.01", title: "one", text: "x" });
+    expect((await updateRequirement(project.path, env, { index: "G.A.1", text: "z" })).index).toBe("g.a.01");
+    expect(await read("general")).toBe("# A\n\n## g.a.01: one\n\nz\n\n## G.A.2: two\n\ny\n");
+  });
+});
+
+describe("with tiny read chunks (every line and fence crosses a chunk boundary)", () => {
+  beforeEach(() => setChunkSizeForTests(5));
+  afterEach(() => setChunkSizeForTests(1 << 20));
+
+  it("inserts, updates, reads and deletes exactly as with big chunks", async () => {
+    const big = Array.from({ length: 30 }, (_, i) => `## G.A.${i + 1}: r${i + 1}\n\n\`\`\`\n# not\n\`\`\`\nbody ${i + 1}\n`).join("\n");
+    await seed("general", `# A\n\n${big}\n# B\n\n## G.B.1: b\n\nlast\n`);
+    expect((await insert("general", "A", "new", "n")).index).toBe("G.A.31");
+    expect((await one("G.A.17")).text).toBe("```\n# not\n```\nbody 17");
+    await updateRequirement(project.path, env, { index: "G.A.30", text: "thirty" });
+    expect((await one("G.A.30")).text).toBe("thirty");
+    await deleteRequirement(project.path, env, "G.B.1");
+    const content = await read("general");
+    expect(content.endsWith("## G.A.31: new\n\nn\n")).toBe(true);
+    expect(content).toContain("## G.A.30: r30\n\nthirty\n\n## G.A.31");
+  });
+});
+
 describe("update (G.UR.3/4)", () => {
   it("replaces heading and body in place and preserves every other byte", async () => {
     const before = "\uFEFF# A\r\n\r\n## G.A.1: one\r\n\r\nold body\r\nsecond\r\n\r\n\r\n## G.A.2: two\r\n\r\nkeep  \r\n\r\n# B\r\nzz";
@@ -245,7 +273,12 @@ describe("delete", () => {
   });
 });
 
-describe("round trips", () => {
+describe.each([
+  ["1 MiB", 1 << 20],
+  ["7-byte", 7],
+])("round trips with %s read chunks", (_name, chunk) => {
+  beforeEach(() => setChunkSizeForTests(chunk));
+  afterEach(() => setChunkSizeForTests(1 << 20));
   it("reads back exactly what was inserted and updated, across random operations", async () => {
     const body = fc
       .array(fc.oneof(fc.string({ maxLength: 20 }), fc.constantFrom("### h", "```", "- item", "  code", "")), { minLength: 1, maxLength: 6 })

@@ -19,9 +19,24 @@ const SECRET = "SENTINEL-7f3a-outside-secret";
 const WORD = "zebracorn";
 const ROOT_PARAMS = new Set(["project_root", "repo"]);
 
+interface PropSchema {
+  type?: string;
+  enum?: unknown[];
+  items?: { type?: string };
+  anyOf?: PropSchema[];
+}
+
 interface Tool {
   name: string;
-  inputSchema: { properties?: Record<string, { type?: string; enum?: unknown[]; items?: { type?: string } }>; required?: string[] };
+  inputSchema: { properties?: Record<string, PropSchema>; required?: string[] };
+}
+
+/** Whether an argument takes a string, or a list of strings (directly or as one of its `anyOf`). */
+function stringShape(schema: PropSchema): "string" | "array" | undefined {
+  const options = [schema, ...(schema.anyOf ?? [])];
+  if (options.some((o) => o.type === "string")) return "string";
+  if (options.some((o) => o.type === "array" && o.items?.type === "string")) return "array";
+  return undefined;
 }
 
 /** Every file and folder under `dir` (symlinks not followed) with size and content hash. */
@@ -94,7 +109,7 @@ function hostileRoots(): string[] {
 }
 
 /** A value that lets a call get past validation and into the file code, by argument name and type. */
-function validValue(tool: string, name: string, schema: { type?: string; enum?: unknown[]; items?: { type?: string } }): unknown {
+function validValue(tool: string, name: string, schema: PropSchema): unknown {
   if (ROOT_PARAMS.has(name)) return project;
   if (schema.enum && schema.enum.length > 0) return name === "kind" ? "decision" : schema.enum[0];
   if (schema.type === "array") return name.includes("keyword") ? [WORD] : ["x"];
@@ -105,7 +120,7 @@ function validValue(tool: string, name: string, schema: { type?: string; enum?: 
     category: "general",
     chapter: "General Requirements",
     title: "Title",
-    text: "Body text.",
+    text: `Body text, ${WORD}.`,
     index: "G.G.1",
     docset: "react",
     id: "dec-abc123",
@@ -132,7 +147,11 @@ const MUST_FIND: Record<string, string> = {
   list_docsets: "react",
   ixchel_search: "dec-abc123",
   ixchel_show: "We keep decisions as markdown",
-  reqlix_get_category: "General Requirements",
+  reqlix_get_categories: "general",
+  reqlix_get_chapters: "General Requirements",
+  reqlix_get_requirements: "G.G.1",
+  reqlix_get_requirement: "Body text",
+  reqlix_search_requirements: "G.G.1",
 };
 
 function textOfResult(result: unknown): string {
@@ -155,7 +174,7 @@ beforeAll(async () => {
   await symlink(outside, join(project, "link-out"));
   const req = join(project, "docs", "development", "requirements");
   await mkdir(req, { recursive: true });
-  await writeFile(join(req, "general.md"), "# General Requirements\n\n## G.G.1: Title\n\nBody text.\n");
+  await writeFile(join(req, "general.md"), `# General Requirements\n\n## G.G.1: Title\n\nBody text, ${WORD}.\n`);
   await symlink(join(outside, "secret.md"), join(req, "leak.md"));
   const docs = join(project, ".knowledge", "docs", "react-18.2");
   await mkdir(docs, { recursive: true });
@@ -190,21 +209,22 @@ describe("companion file tools refuse to leave the project", () => {
     const leaks: string[] = [];
     let calls = 0;
     const controls: string[] = [];
+    // Valid arguments first, for every tool, while the project is as set up: they walk the project, which
+    // holds the symlinks out, and prove (MUST_FIND) that the calls reach the file code.
     for (const tool of tools) {
-      // The untouched call first: valid arguments walk the project, which holds the symlinks out.
       const plain = textOfResult(await companion.client.callTool({ name: tool.name, arguments: argsFor(tool) }));
       calls++;
       if (plain.includes(SECRET)) leaks.push(`${tool.name} (valid arguments): ${plain.slice(0, 300)}`);
       const expected = MUST_FIND[tool.name];
       if (expected !== undefined && !plain.includes(expected)) controls.push(`${tool.name}: ${plain.slice(0, 300)}`);
-      const props = Object.entries(tool.inputSchema.properties ?? {});
-      for (const [name, schema] of props) {
-        const isString = schema.type === "string";
-        const isStringArray = schema.type === "array" && schema.items?.type === "string";
-        if (!isString && !isStringArray) continue;
+    }
+    for (const tool of tools) {
+      for (const [name, schema] of Object.entries(tool.inputSchema.properties ?? {})) {
+        const shape = stringShape(schema);
+        if (shape === undefined) continue;
         const values = ROOT_PARAMS.has(name) ? hostileRoots() : hostilePaths();
         for (const value of values) {
-          const args = { ...argsFor(tool), [name]: isStringArray ? [value] : value };
+          const args = { ...argsFor(tool), [name]: shape === "array" ? [value] : value };
           const result = await companion.client.callTool({ name: tool.name, arguments: args });
           calls++;
           const text = textOfResult(result);
@@ -212,6 +232,7 @@ describe("companion file tools refuse to leave the project", () => {
         }
       }
     }
+    console.log(`path traversal: ${tools.length} tools, ${calls} calls`);
     expect(leaks, leaks.join("\n")).toEqual([]);
     expect(controls, `valid calls that did not reach the files:\n${controls.join("\n")}`).toEqual([]);
     expect(calls).toBeGreaterThan(tools.length);

@@ -13,7 +13,7 @@
 import { request } from "node:http";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { coveredTables, integrityCheck, type Snapshot, workspaceSnapshot } from "../helpers/db-snapshot.js";
+import { coveredTables, integrityCheck, type Snapshot, settleAudit, workspaceSnapshot } from "../helpers/db-snapshot.js";
 import { type HostedServer, MCP_ACCEPT, parseMcpBody, startHosted } from "../helpers/hosted.js";
 import { rpcHttp, type SeededHierarchy, seedHierarchy, toolHttp } from "../helpers/rpc-http.js";
 import { type HostileBody, hostileBody, type Surface } from "./hostile.js";
@@ -161,6 +161,7 @@ beforeAll(async () => {
     prompts,
     foreignIds: [...victimData.epics, ...victimData.stories, ...victimData.requirements, ...victimData.criteria].filter((id) => !own.has(id)),
   };
+  await settleAudit(hosted.database.client);
   before = await workspaceSnapshot(hosted.database.client, victimWorkspaceId, "all");
   errorLogsBefore = hosted.logs.filter((l) => l.includes('"level":"error"')).length;
 }, 120_000);
@@ -208,6 +209,7 @@ describe(`hostile bodies on /api/v1/mcp and /mcp (seed ${SEED}, ${RUNS} bodies Ã
   });
 
   it("changed no row of the other workspace and no shared row", async () => {
+    await settleAudit(hosted.database.client);
     const after = await workspaceSnapshot(hosted.database.client, victimWorkspaceId, "all");
     expect(after).toEqual(before);
   });

@@ -53,3 +53,20 @@ export async function integrityCheck(client: Client): Promise<string> {
 export function coveredTables(snapshot: Snapshot): string[] {
   return Object.keys(snapshot).sort();
 }
+
+/**
+ * Waits until no more audit rows arrive: the audit sink writes behind the response (group commit, tens of
+ * ms), so a snapshot taken right after a request could miss that request's row.
+ */
+export async function settleAudit(client: Client, quietMs = 200, timeoutMs = 10_000): Promise<void> {
+  const count = async () => Number((await client.execute("SELECT COUNT(*) AS n FROM audit_events")).rows[0]?.n ?? 0);
+  const deadline = Date.now() + timeoutMs;
+  let last = await count();
+  while (Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, quietMs));
+    const now = await count();
+    if (now === last) return;
+    last = now;
+  }
+  throw new Error(`audit rows kept arriving for ${timeoutMs} ms`);
+}

@@ -35,8 +35,8 @@ export const DEFAULT_WORKSPACE = "default";
 
 const isSuper = (actor: AdminActor) => actor.kind === "cli" || actor.isOwner;
 
-function requireAdminOf(actor: AdminActor, workspace: Workspace): void {
-  if (isSuper(actor) || actor.kind === "cli") return;
+function requireAdminOf(actor: AdminActor, workspace: Pick<Workspace, "id" | "slug">): void {
+  if (actor.kind === "cli" || actor.isOwner) return;
   if (actor.workspaceId !== workspace.id) {
     throw DomainError.forbidden(
       `Forbidden: your token belongs to another workspace; only the instance owner may administer "${workspace.slug}".`,
@@ -170,8 +170,7 @@ export async function revokeTokenOp(db: Database, ctx: OpContext, id: number): P
       (isSuper(ctx.actor) || (ctx.actor.kind === "token" && ctx.actor.workspaceId === info.workspace_id));
     if (!info || !visible)
       throw DomainError.notFound(`Token ${id} does not exist in your workspace.`, String(id));
-    const ws = { id: info.workspace_id, slug: info.workspace, name: "", created_at: "" };
-    requireAdminOf(ctx.actor, ws);
+    requireAdminOf(ctx.actor, { id: info.workspace_id, slug: info.workspace });
     await revokeToken(tx, id, ctx.now.toISOString());
     await audit(tx, ctx, info.workspace_id, "tokens.revoke", `token:${id}`);
     const after = await findTokenInfo(tx, id);

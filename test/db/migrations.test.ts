@@ -125,3 +125,18 @@ describe("migrations", () => {
     ).resolves.toBeDefined();
   });
 });
+
+describe("concurrent starts", () => {
+  it("four clients migrating one new file at once all succeed, and apply each migration once", async () => {
+    const url = `file:${join(dir, "race.db")}`;
+    const clients = await Promise.all(Array.from({ length: 4 }, () => openDatabase({ url })));
+    try {
+      await Promise.all(clients.map((c) => migrateDatabase(c)));
+      const journal = await import("../../drizzle/meta/_journal.json", { with: { type: "json" } });
+      const applied = await clients[0]?.client.execute("SELECT count(*) AS n FROM __drizzle_migrations");
+      expect(Number(applied?.rows[0]?.n)).toBe(journal.default.entries.length);
+    } finally {
+      for (const c of clients) await c.close();
+    }
+  });
+});

@@ -20,7 +20,7 @@ import {
   rmSync,
   writeFileSync,
 } from "node:fs";
-import { tmpdir } from "node:os";
+import { cpus, loadavg, tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -78,7 +78,12 @@ function configText(count: number): string {
 
 const fmt = (x: number) => x.toFixed(3);
 const rows: string[][] = [];
-const results: Record<string, unknown> = { date: new Date().toISOString(), node: process.version };
+const results: Record<string, unknown> = {
+  date: new Date().toISOString(),
+  node: process.version,
+  cpus: cpus().length,
+  loadavg_at_start: loadavg().map((x) => Number(x.toFixed(2))),
+};
 
 function row(name: string, s: Stats, target?: number, baseline?: Stats, overheadOf?: Stats) {
   rows.push([
@@ -262,5 +267,5 @@ mkdirSync(RESULTS, { recursive: true });
 writeFileSync(join(RESULTS, "knowledge-latency.json"), `${JSON.stringify(results, null, 2)}\n`);
 writeFileSync(
   join(RESULTS, "knowledge-latency.md"),
-  `# knowledge toolset latency\n\n${results.date as string}, Node ${process.version}. \`npx tsx bench/knowledge-latency.ts\`; config of 51 docsets (153 names and aliases).\n\n${table}\n`,
+  `# knowledge toolset latency\n\n${results.date as string}, Node ${process.version}, ${cpus().length} CPUs, load average at start ${(results.loadavg_at_start as number[]).join(" / ")}. \`npx tsx bench/knowledge-latency.ts\`; config of 51 docsets (153 names and aliases).\n\n${table}\n`,
 );

@@ -61,6 +61,18 @@ function normalize(values: number[]): Float32Array {
   return out;
 }
 
+/** Aborts when either signal does (AbortSignal.any is missing before Node 20.3, which the bundle supports). */
+function either(a: AbortSignal | undefined, b: AbortSignal): AbortSignal {
+  if (!a) return b;
+  if (typeof AbortSignal.any === "function") return AbortSignal.any([a, b]);
+  const controller = new AbortController();
+  const abort = (source: AbortSignal) => () => controller.abort(source.reason);
+  if (a.aborted || b.aborted) controller.abort((a.aborted ? a : b).reason);
+  a.addEventListener("abort", abort(a), { once: true });
+  b.addEventListener("abort", abort(b), { once: true });
+  return controller.signal;
+}
+
 /** One POST to the endpoint; unit-length vectors in input order. */
 export async function fetchEmbeddings(
   config: EmbeddingsConfig,
@@ -78,7 +90,7 @@ export async function fetchEmbeddings(
         ...(config.apiKey ? { authorization: `Bearer ${config.apiKey}` } : {}),
       },
       body: JSON.stringify({ model: config.model, input }),
-      signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+      signal: either(signal, timeout),
     });
   } catch (error) {
     throw new Error(`embeddings endpoint ${where} is unreachable (${(error as Error).message})`);

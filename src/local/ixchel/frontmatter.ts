@@ -3,6 +3,7 @@
  * and edit it while keeping every byte of the body.
  */
 import { type Document, parseDocument } from "yaml";
+import { parseSimpleFrontmatter } from "./fast-frontmatter.js";
 
 export class FrontmatterError extends Error {
   override readonly name = "FrontmatterError";
@@ -86,6 +87,8 @@ export interface ParsedFrontmatter {
 
 /** Parses the frontmatter into plain JSON-like data; throws FrontmatterError with the file line. */
 export function parseFrontmatter(split: SplitFile): ParsedFrontmatter {
+  const simple = parseSimpleFrontmatter(split.yaml);
+  if (simple) return { split, data: simple };
   const doc = parseYaml(split);
   // maxAliasCount guards against alias bombs in a hostile file.
   const data: unknown = doc.toJS({ maxAliasCount: 100 });

@@ -10,11 +10,13 @@
  * file is small and a cached call then costs a few microseconds.
  */
 import { type FSWatcher, readFileSync, type Stats, statSync, watch } from "node:fs";
+import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import type { DocsetCatalog } from "../../core/docsets.js";
 import {
   type ConfigProblem,
   catalogFromConfig,
+  type DocsetsConfig,
   formatConfigProblems,
   MINIMAL_CONFIG_EXAMPLE,
   parseDocsetsConfig,
@@ -61,6 +63,13 @@ export function findConfig(start: string): { path: string; stats: Stats } | unde
     if (parent === dir) return undefined;
     dir = parent;
   }
+}
+
+/** `docs_root: ~/docs` means the user's home, as in a shell (otherwise it would resolve under .knowledge/). */
+function expandHome(config: DocsetsConfig): DocsetsConfig {
+  const root = config.docs_root;
+  if (root === undefined || !(root === "~" || root.startsWith("~/") || root.startsWith("~\\"))) return config;
+  return { ...config, docs_root: join(homedir(), root.slice(1)) };
 }
 
 export function noConfigError(searchedFrom: string): DomainError {
@@ -185,7 +194,7 @@ export class KnowledgeConfigStore {
         state: { kind: "error", path, error: invalidConfigError(path, parsed.kind, parsed.problems) },
       };
     }
-    const catalog = catalogFromConfig(parsed.config, dirname(path));
+    const catalog = catalogFromConfig(expandHome(parsed.config), dirname(path));
     this.log("knowledge config loaded", { path, docsets: catalog.docsets.length });
     return { text, state: { kind: "ok", path, catalog } };
   }

@@ -460,6 +460,22 @@ describe("agentic-knowledge-mcp over stdio, configuration edge cases", () => {
     expect(text(result)).toBe(`See ${root}/vendor/docs/react-18.2/ for a (react@18.2)`);
   });
 
+  it("REQ-5: a docs_root starting with ~/ is in the user's home folder", async () => {
+    const home = await tempDir("knowledge-tilde-home-");
+    dirs.push(home);
+    const { companion } = await start(
+      {
+        ".knowledge/config.yaml": "docs_root: ~/shared-docs\ndocsets:\n  - {name: react, version: '18.2'}\n",
+      },
+      "",
+      { HOME: home.path },
+    );
+    const result = await call(companion, "list_docsets", {});
+    expect((result.structuredContent as { docsets: { local_path: string }[] }).docsets[0]?.local_path).toBe(
+      `${home.path}/shared-docs/react-18.2/`,
+    );
+  });
+
   it("REQ-7: a configuration that cannot be read returns a file access error with a remedy", async () => {
     const dir = await tempDir("knowledge-unreadable-");
     dirs.push(dir);

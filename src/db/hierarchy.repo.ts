@@ -3,13 +3,11 @@
  * requirements and acceptance criteria of all those stories at once.
  */
 
-import { and, eq } from "drizzle-orm";
 import type { AcceptanceCriterion, Epic, Requirement, UserStory } from "../core/domain.js";
 import { criteriaOfUserStories } from "./acceptance-criteria.repo.js";
 import type { Executor } from "./database.js";
 import { epicNotFound, findEpicRow, toEpic } from "./epics.repo.js";
 import { requirementsOfUserStories } from "./requirements.repo.js";
-import { userStories } from "./schema.js";
 import { findUserStoryRow, userStoriesOfEpic, userStoryNotFound } from "./user-stories.repo.js";
 
 export interface StoryTree extends UserStory {
@@ -29,18 +27,14 @@ export async function epicHierarchy(
   const epic = await findEpicRow(ex, workspaceId, epicReference);
   if (!epic) throw epicNotFound(epicReference);
   const stories = await userStoriesOfEpic(ex, workspaceId, epic.id);
-  const rowIds = await ex
-    .select({ id: userStories.id, reference_id: userStories.referenceId })
-    .from(userStories)
-    .where(and(eq(userStories.workspaceId, workspaceId), eq(userStories.epicId, epic.id)));
-  const ids = rowIds.map((r) => r.id);
+  const ids = stories.map((s) => s.id);
   const [requirements, criteria] = await Promise.all([
     requirementsOfUserStories(ex, workspaceId, ids),
     criteriaOfUserStories(ex, workspaceId, ids),
   ]);
   return {
     ...toEpic(epic),
-    user_stories: stories.map((s) => ({
+    user_stories: stories.map(({ id: _id, ...s }) => ({
       ...s,
       requirements: requirements.filter((r) => r.user_story_id === s.reference_id),
       acceptance_criteria: criteria.filter((c) => c.user_story_id === s.reference_id),

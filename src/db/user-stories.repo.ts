@@ -223,14 +223,14 @@ export async function listUserStories(
   return pageOf(rows, filter.limit, toUserStory, (r) => r.id, tag);
 }
 
-/** Every story of an epic (for the hierarchy), in creation order. */
+/** Every story of an epic (for the hierarchy), in creation order, with its internal id. */
 export async function userStoriesOfEpic(
   ex: Executor,
   workspaceId: number,
   epicRowId: number,
-): Promise<UserStory[]> {
+): Promise<(UserStory & { id: number })[]> {
   const rows = await select(ex)
     .where(and(eq(userStories.workspaceId, workspaceId), eq(userStories.epicId, epicRowId)))
     .orderBy(asc(userStories.id));
-  return rows.map(toUserStory);
+  return rows.map((row) => ({ ...toUserStory(row), id: row.id }));
 }

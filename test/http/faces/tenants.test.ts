@@ -6,7 +6,7 @@
  * workspace.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { compiledFor } from "../../../src/http/faces-common.js";
+import { auditFor, compiledFor } from "../../../src/http/faces-common.js";
 import { createTestApp, type TestApp } from "../../helpers/app.js";
 import { coveredTables, workspaceSnapshot } from "../../helpers/db-snapshot.js";
 import { idFor, outcomeOf, type Seed, sampleArgs, samplePromptArgs, sampleUri, seed } from "./exercise.js";
@@ -43,6 +43,8 @@ function namesAnEntityOfA(args: Record<string, unknown>): boolean {
 describe("tenant isolation", () => {
   it("every tool, resource and prompt, on both faces, finds nothing of A, leaks nothing, changes nothing", async () => {
     const reg = compiled();
+    const audit = auditFor({ database: t.database, logger: { log() {} } });
+    await audit.flush(); // A's own audit rows of the seeding are part of "before"
     const before = await workspaceSnapshot(t.database.client, t.workspaceId);
     expect(coveredTables(before)).toEqual(expect.arrayContaining(["epics", "requirements", "user_stories"]));
     const problems: string[] = [];
@@ -122,6 +124,7 @@ describe("tenant isolation", () => {
 
     expect(problems).toEqual([]);
     expect(exercised).toBe((reg.toolList.length + reg.resources.length + reg.prompts.size) * 2);
+    await audit.flush(); // rows of the intruder's calls, were any of them misfiled under A
     expect(await workspaceSnapshot(t.database.client, t.workspaceId)).toEqual(before);
     // Positive control: the same calls with A's own token do reach A's data, so the checks above can fail.
     for (const face of ["jsonrpc", "mcp"] as const) {

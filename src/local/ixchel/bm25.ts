@@ -4,7 +4,7 @@
  */
 
 // Words that carry no meaning on their own; dropping them keeps postings short.
-const STOPWORDS = new Set(
+export const STOPWORDS = new Set(
   "a an and are as at be by for from has have in is it its of on or that the this to was were will with".split(
     " ",
   ),
@@ -17,15 +17,31 @@ const SEPARATORS = /[^\p{L}\p{N}]+/u;
 /** Lowercase words of letters and digits, accents folded; one-letter words and stopwords dropped. */
 export function tokenize(text: string): string[] {
   const lower = text.toLowerCase();
-  // Folding accents is only needed, and only paid for, when the text is not plain ASCII.
-  const folded = NON_ASCII.test(lower) ? lower.normalize("NFKD").replace(/\p{M}+/gu, "") : lower;
   const out: string[] = [];
-  for (const word of folded.split(SEPARATORS)) {
-    if (word.length < 2 && !(word.length === 1 && word >= "0" && word <= "9")) continue;
-    if (STOPWORDS.has(word)) continue;
-    out.push(word);
+  if (NON_ASCII.test(lower)) {
+    // Folding accents is only needed, and only paid for, when the text is not plain ASCII.
+    const folded = lower.normalize("NFKD").replace(/\p{M}+/gu, "");
+    for (const word of folded.split(SEPARATORS)) keep(word, out);
+    return out;
+  }
+  // ASCII: the same words as the split above ([a-z0-9]+ once lowercased), without a regular expression.
+  let start = -1;
+  for (let i = 0; i <= lower.length; i++) {
+    const c = i < lower.length ? lower.charCodeAt(i) : 32;
+    if ((c >= 97 && c <= 122) || (c >= 48 && c <= 57)) {
+      if (start < 0) start = i;
+    } else if (start >= 0) {
+      keep(lower.slice(start, i), out);
+      start = -1;
+    }
   }
   return out;
+}
+
+function keep(word: string, out: string[]): void {
+  if (word.length < 2 && !(word.length === 1 && word >= "0" && word <= "9")) return;
+  if (STOPWORDS.has(word)) return;
+  out.push(word);
 }
 
 export interface IndexedFields {

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { Bm25Index, tokenize } from "../../../src/local/ixchel/bm25.js";
+import { Bm25Index, STOPWORDS, tokenize } from "../../../src/local/ixchel/bm25.js";
 
 describe("tokenize", () => {
   it("lowercases, folds accents, splits on anything but letters and digits, drops stopwords and single letters", () => {
@@ -13,6 +13,22 @@ describe("tokenize", () => {
       "7",
     ]);
     expect(tokenize("dec-1a2b3c")).toEqual(["dec", "1a2b3c"]);
+  });
+
+  it("splits plain ASCII exactly like the Unicode rule does", () => {
+    const reference = (text: string) =>
+      (text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter(
+        (w) => (w.length >= 2 || /^\d$/.test(w)) && !STOPWORDS.has(w),
+      );
+    fc.assert(
+      fc.property(
+        fc.string({ unit: fc.constantFrom(..."aZ9_- .,:#\t\nthe and of to is A".split("")), maxLength: 60 }),
+        (text) => {
+          expect(tokenize(text)).toEqual(reference(text));
+        },
+      ),
+      { numRuns: 2000 },
+    );
   });
 });
 

@@ -10,7 +10,17 @@
  * Run: npm run build && npx tsx bench/reqlix-file-ops.ts
  */
 import { spawnSync } from "node:child_process";
-import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  writeSync,
+} from "node:fs";
 import { loadavg } from "node:os";
 import { join, resolve } from "node:path";
 import { startCompanion, tempDir, textOf } from "../test/helpers/companion.js";
@@ -114,7 +124,12 @@ try {
   const copyPath = join(project.path, "copy.md");
   for (let i = 0; i < RUNS; i++) {
     const t0 = process.hrtime.bigint();
-    await call("reqlix_insert_requirement", { category: "mid", chapter: "Chapter 1", title: `bench ${i}`, text: "Inserted by the benchmark." });
+    await call("reqlix_insert_requirement", {
+      category: "mid",
+      chapter: "Chapter 1",
+      title: `bench ${i}`,
+      text: "Inserted by the benchmark.",
+    });
     insertTimes.push(ms(t0));
     const t1 = process.hrtime.bigint();
     spawnSync("cp", [mid, copyPath]);
@@ -160,10 +175,30 @@ try {
   const g = result.get_last_requirement_of_100mb;
   const w = result.insert_into_10mb;
   console.table({
-    "get_requirement (100 MB, last)": { ms: g.median_ms.toFixed(1), baseline: `grep -F ${g.grep_median_ms.toFixed(1)} ms`, ratio: g.ratio_to_grep.toFixed(2), target: "≤ 2" },
-    "server peak RSS": { ms: "", baseline: `${g.server_peak_rss_mb.toFixed(1)} MB`, ratio: "", target: "≤ 100 MB" },
-    "insert (10 MB)": { ms: w.median_ms.toFixed(1), baseline: `cp ${w.cp_median_ms.toFixed(1)} ms`, ratio: w.ratio_to_cp.toFixed(2), target: "≤ 3" },
-    "insert vs copy+fsync": { ms: w.median_ms.toFixed(1), baseline: `${w.copy_with_fsync_median_ms.toFixed(1)} ms`, ratio: w.ratio_to_copy_with_fsync.toFixed(2), target: "" },
+    "get_requirement (100 MB, last)": {
+      ms: g.median_ms.toFixed(1),
+      baseline: `grep -F ${g.grep_median_ms.toFixed(1)} ms`,
+      ratio: g.ratio_to_grep.toFixed(2),
+      target: "≤ 2",
+    },
+    "server peak RSS": {
+      ms: "",
+      baseline: `${g.server_peak_rss_mb.toFixed(1)} MB`,
+      ratio: "",
+      target: "≤ 100 MB",
+    },
+    "insert (10 MB)": {
+      ms: w.median_ms.toFixed(1),
+      baseline: `cp ${w.cp_median_ms.toFixed(1)} ms`,
+      ratio: w.ratio_to_cp.toFixed(2),
+      target: "≤ 3",
+    },
+    "insert vs copy+fsync": {
+      ms: w.median_ms.toFixed(1),
+      baseline: `${w.copy_with_fsync_median_ms.toFixed(1)} ms`,
+      ratio: w.ratio_to_copy_with_fsync.toFixed(2),
+      target: "",
+    },
   });
   const out = resolve(import.meta.dirname, "results");
   mkdirSync(out, { recursive: true });

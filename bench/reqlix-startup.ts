@@ -45,12 +45,18 @@ async function buildFloor(dir: string): Promise<string> {
     minify: true,
     logLevel: "error",
     plugins: [slimStartup],
-    banner: { js: "import { createRequire as __c } from 'node:module'; const require = __c(import.meta.url);" },
+    banner: {
+      js: "import { createRequire as __c } from 'node:module'; const require = __c(import.meta.url);",
+    },
   });
   return out;
 }
 
-function once(project: string, script = BUNDLE, args = ["--toolsets", "reqlix"]): Promise<{ init: number; answer: number }> {
+function once(
+  project: string,
+  script = BUNDLE,
+  args = ["--toolsets", "reqlix"],
+): Promise<{ init: number; answer: number }> {
   return new Promise((resolvePromise, reject) => {
     const started = process.hrtime.bigint();
     const child = spawn(NODE, [script, ...args], { stdio: ["pipe", "pipe", "ignore"] });
@@ -60,12 +66,16 @@ function once(project: string, script = BUNDLE, args = ["--toolsets", "reqlix"])
       buf += chunk.toString("utf8");
       let nl = buf.indexOf("\n");
       while (nl >= 0) {
-        const msg = JSON.parse(buf.slice(0, nl)) as { id?: number; result?: { content?: { text: string }[] } };
+        const msg = JSON.parse(buf.slice(0, nl)) as {
+          id?: number;
+          result?: { content?: { text: string }[] };
+        };
         buf = buf.slice(nl + 1);
         const ms = Number(process.hrtime.bigint() - started) / 1e6;
         if (msg.id === 1) init = ms;
         if (msg.id === 2) {
-          if (!msg.result?.content?.[0]?.text.includes('"success":true')) reject(new Error(JSON.stringify(msg)));
+          if (!msg.result?.content?.[0]?.text.includes('"success":true'))
+            reject(new Error(JSON.stringify(msg)));
           child.kill();
           resolvePromise({ init, answer: ms });
         }
@@ -78,14 +88,21 @@ function once(project: string, script = BUNDLE, args = ["--toolsets", "reqlix"])
       jsonrpc: "2.0",
       id: 1,
       method: "initialize",
-      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "bench", version: "1" } },
+      params: {
+        protocolVersion: "2025-06-18",
+        capabilities: {},
+        clientInfo: { name: "bench", version: "1" },
+      },
     });
     send({ jsonrpc: "2.0", method: "notifications/initialized" });
     send({
       jsonrpc: "2.0",
       id: 2,
       method: "tools/call",
-      params: { name: "reqlix_get_categories", arguments: { project_root: project, operation_description: "bench" } },
+      params: {
+        name: "reqlix_get_categories",
+        arguments: { project_root: project, operation_description: "bench" },
+      },
     });
   });
 }
@@ -136,7 +153,10 @@ try {
     `start → first tool answer: ${result.median_ms.reqlix_first_tool_answer.toFixed(1)} ms (target ≤ 150); ` +
       `${result.ratio_to_bare_node.toFixed(2)}× a bare node start, ${result.ratio_to_sdk_floor.toFixed(2)}× a minimal SDK server; load ${load.toFixed(1)}`,
   );
-  const out = resolve(import.meta.dirname, `results/reqlix-startup-node${nodeVersion.split(".")[0]?.slice(1)}.json`);
+  const out = resolve(
+    import.meta.dirname,
+    `results/reqlix-startup-node${nodeVersion.split(".")[0]?.slice(1)}.json`,
+  );
   writeFileSync(out, `${JSON.stringify(result, null, 2)}\n`);
 } finally {
   rmSync(project, { recursive: true, force: true });

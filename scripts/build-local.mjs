@@ -21,17 +21,22 @@ export const slimStartup = {
   name: "slim-startup",
   setup(b) {
     b.onResolve({ filter: /\/locales\/index\.js$/ }, (args) =>
-      args.importer.includes(`${"node_modules"}/zod/`) ? { path: resolve(args.resolveDir, args.path), namespace: "zod-locales" } : undefined,
+      args.importer.includes("node_modules/zod/")
+        ? { path: resolve(args.resolveDir, args.path), namespace: "zod-locales" }
+        : undefined,
     );
     b.onLoad({ filter: /.*/, namespace: "zod-locales" }, (args) => ({
       contents: 'export { default as en } from "./en.js";',
       resolveDir: dirname(args.path),
     }));
     b.onResolve({ filter: /\/validation\/ajv-provider\.js$/ }, (args) =>
-      args.importer.includes("@modelcontextprotocol/sdk") ? { path: resolve(args.resolveDir, args.path), namespace: "mcp-validator" } : undefined,
+      args.importer.includes("@modelcontextprotocol/sdk")
+        ? { path: resolve(args.resolveDir, args.path), namespace: "mcp-validator" }
+        : undefined,
     );
     b.onLoad({ filter: /.*/, namespace: "mcp-validator" }, (args) => ({
-      contents: 'export { CfWorkerJsonSchemaValidator as AjvJsonSchemaValidator } from "./cfworker-provider.js";',
+      contents:
+        'export { CfWorkerJsonSchemaValidator as AjvJsonSchemaValidator } from "./cfworker-provider.js";',
       resolveDir: dirname(args.path),
     }));
   },

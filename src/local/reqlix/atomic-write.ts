@@ -22,11 +22,18 @@ function tempPrefix(path: string): string {
   return `.${basename(path)}.`;
 }
 
-async function copyRange(src: FileHandle, dst: FileHandle, start: number, end: number, buf: Buffer): Promise<void> {
+async function copyRange(
+  src: FileHandle,
+  dst: FileHandle,
+  start: number,
+  end: number,
+  buf: Buffer,
+): Promise<void> {
   let pos = start;
   while (pos < end) {
     const { bytesRead } = await src.read(buf, 0, Math.min(buf.length, end - pos), pos);
-    if (bytesRead === 0) throw new Error(`file shrank while being rewritten (expected ${end} bytes, got ${pos})`);
+    if (bytesRead === 0)
+      throw new Error(`file shrank while being rewritten (expected ${end} bytes, got ${pos})`);
     await writeAll(dst, buf.subarray(0, bytesRead));
     pos += bytesRead;
   }
@@ -44,7 +51,11 @@ async function writeAll(fh: FileHandle, data: Buffer): Promise<void> {
  * Writes `original` (which may be absent: `size` 0) with the splices applied. Call it holding the
  * category lock: the lock is what keeps two writers from renaming over each other's work.
  */
-export async function spliceFile(path: string, splices: Splice[], opts: { mode?: number } = {}): Promise<void> {
+export async function spliceFile(
+  path: string,
+  splices: Splice[],
+  opts: { mode?: number } = {},
+): Promise<void> {
   const ordered = [...splices].sort((a, b) => a.start - b.start);
   const temp = join(dirname(path), `${tempPrefix(path)}${process.pid}.${randomBytes(6).toString("hex")}.tmp`);
   const src = await open(path, "r").catch((error: NodeJS.ErrnoException) => {
@@ -60,7 +71,8 @@ export async function spliceFile(path: string, splices: Splice[], opts: { mode?:
       const buf = Buffer.allocUnsafe(CHUNK);
       let pos = 0;
       for (const s of ordered) {
-        if (s.start < pos || s.end < s.start || s.end > size) throw new Error("overlapping or out-of-range splice");
+        if (s.start < pos || s.end < s.start || s.end > size)
+          throw new Error("overlapping or out-of-range splice");
         if (src) await copyRange(src, dst, pos, s.start, buf);
         await writeAll(dst, Buffer.from(s.insert, "utf8"));
         pos = s.end;
@@ -79,7 +91,11 @@ export async function spliceFile(path: string, splices: Splice[], opts: { mode?:
   }
   // Make the rename itself durable.
   const dir = await open(dirname(path), "r").catch(() => undefined);
-  if (dir) await dir.sync().catch(() => {}).finally(() => dir.close());
+  if (dir)
+    await dir
+      .sync()
+      .catch(() => {})
+      .finally(() => dir.close());
 }
 
 /** Removes temp files a killed writer left for this category (call it holding the category lock). */
@@ -87,6 +103,8 @@ export async function removeLeftoverTemps(path: string): Promise<void> {
   const prefix = tempPrefix(path);
   const names = await readdir(dirname(path)).catch(() => [] as string[]);
   await Promise.all(
-    names.filter((n) => n.startsWith(prefix) && n.endsWith(".tmp")).map((n) => unlink(join(dirname(path), n)).catch(() => {})),
+    names
+      .filter((n) => n.startsWith(prefix) && n.endsWith(".tmp"))
+      .map((n) => unlink(join(dirname(path), n)).catch(() => {})),
   );
 }

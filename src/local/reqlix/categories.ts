@@ -32,7 +32,8 @@ export async function openCategory(path: string): Promise<FileHandle | undefined
         `${path} is a symbolic link; reqlix only reads and writes regular files inside the requirements directory. Replace the link with the file itself.`,
       );
     }
-    if (code === "EISDIR") throw DomainError.invalid(`${path} is a directory, not a category file. Rename or remove it.`);
+    if (code === "EISDIR")
+      throw DomainError.invalid(`${path} is a directory, not a category file. Rename or remove it.`);
     throw error;
   }
 }

@@ -5,8 +5,21 @@
  * it has its answer.
  */
 import type { FileHandle } from "node:fs/promises";
-import { type HeadingLine, readRange, type ScanOptions, type ScanSummary, scanHeadings } from "./line-scanner.js";
-import { type IndexParts, normalizeBody, parseRequirementHeading, type RequirementHeading, sameIndex, samePrefix } from "./markdown.js";
+import {
+  type HeadingLine,
+  readRange,
+  type ScanOptions,
+  type ScanSummary,
+  scanHeadings,
+} from "./line-scanner.js";
+import {
+  type IndexParts,
+  normalizeBody,
+  parseRequirementHeading,
+  type RequirementHeading,
+  sameIndex,
+  samePrefix,
+} from "./markdown.js";
 
 export type CategoryEvent =
   | { kind: "chapter"; name: string; line: HeadingLine }
@@ -16,6 +29,7 @@ export type CategoryEvent =
 /** Headings of a category file as chapters and requirements, in order; return `true` to stop. */
 export function walkCategory(
   fh: FileHandle,
+  // biome-ignore lint/suspicious/noConfusingVoidType: visitors that never stop return nothing
   visit: (event: CategoryEvent) => boolean | undefined | void,
   options: ScanOptions | AbortSignal | undefined = {},
 ): Promise<ScanSummary> {
@@ -47,7 +61,10 @@ const COLON = 0x3a;
 function indexFilter(targets: IndexParts[], passAll: () => boolean): ScanOptions["wantH2"] {
   const heads = targets.map((t) => `${t.categoryPrefix}.${t.chapterPrefix}.`.toUpperCase());
   if (heads.some((h) => /[^\x21-\x7e]/.test(h))) return undefined;
-  const wanted = targets.map((t, i) => ({ head: Buffer.from(heads[i] as string), number: Buffer.from(`${t.number}:`) }));
+  const wanted = targets.map((t, i) => ({
+    head: Buffer.from(heads[i] as string),
+    number: Buffer.from(`${t.number}:`),
+  }));
   return (buf, start, end) => {
     if (passAll()) return true;
     let s = start;
@@ -114,7 +131,10 @@ export async function listRequirements(
 }
 
 /** The category prefix this file already carries: that of its first requirement heading (G.IR.3). */
-export async function storedCategoryPrefix(fh: FileHandle, signal?: AbortSignal): Promise<string | undefined> {
+export async function storedCategoryPrefix(
+  fh: FileHandle,
+  signal?: AbortSignal,
+): Promise<string | undefined> {
   let prefix: string | undefined;
   await walkCategory(
     fh,
@@ -207,7 +227,11 @@ export async function locateRequirements(
       (e) => {
         if (e.kind !== "requirement") return;
         targets.forEach((t, i) => {
-          if (!located.has(i) && !chapterOfPrefix.has(i) && samePrefix(t.chapterPrefix, e.req.chapterPrefix)) {
+          if (
+            !located.has(i) &&
+            !chapterOfPrefix.has(i) &&
+            samePrefix(t.chapterPrefix, e.req.chapterPrefix)
+          ) {
             chapterOfPrefix.set(i, e.chapter ?? "");
           }
         });
@@ -255,7 +279,11 @@ export interface FileFacts {
  * The first pass decodes only the requirement headings it needs (the file's first, and the target
  * chapter's); all chapter prefixes are collected only when the chapter needs a new prefix.
  */
-export async function factsForInsert(fh: FileHandle, chapter: string, signal?: AbortSignal): Promise<FileFacts> {
+export async function factsForInsert(
+  fh: FileHandle,
+  chapter: string,
+  signal?: AbortSignal,
+): Promise<FileFacts> {
   let categoryPrefix: string | undefined;
   const chapterPrefixes = new Set<string>();
   let target: ChapterFacts | undefined;
@@ -296,14 +324,25 @@ export async function factsForInsert(fh: FileHandle, chapter: string, signal?: A
 }
 
 function newChapter(name: string, line: HeadingLine): ChapterFacts {
-  return { name, start: line.start, headingEnd: line.end, end: -1, prefix: undefined, maxNumber: 0, titles: new Map(), requirements: 0, otherHeadings: 0 };
+  return {
+    name,
+    start: line.start,
+    headingEnd: line.end,
+    end: -1,
+    prefix: undefined,
+    maxNumber: 0,
+    titles: new Map(),
+    requirements: 0,
+    otherHeadings: 0,
+  };
 }
 
 function addToChapter(chapter: ChapterFacts, e: CategoryEvent): void {
   if (e.kind === "requirement") {
     chapter.requirements++;
     chapter.prefix ??= e.req.chapterPrefix;
-    if (samePrefix(chapter.prefix, e.req.chapterPrefix)) chapter.maxNumber = Math.max(chapter.maxNumber, e.req.number);
+    if (samePrefix(chapter.prefix, e.req.chapterPrefix))
+      chapter.maxNumber = Math.max(chapter.maxNumber, e.req.number);
     if (!chapter.titles.has(e.req.title)) chapter.titles.set(e.req.title, e.req.index);
   } else if (e.kind === "other") {
     chapter.otherHeadings++;
@@ -323,7 +362,11 @@ export interface TargetFacts {
  * What update and delete need: the target requirement and the facts of its chapter (G.UR.3). A fast pass
  * finds the target and where its chapter starts; a second pass reads that chapter only.
  */
-export async function factsForTarget(fh: FileHandle, index: IndexParts, signal?: AbortSignal): Promise<TargetFacts> {
+export async function factsForTarget(
+  fh: FileHandle,
+  index: IndexParts,
+  signal?: AbortSignal,
+): Promise<TargetFacts> {
   let chapterStart = 0;
   let found = false;
   await walkCategory(
@@ -340,7 +383,12 @@ export async function factsForTarget(fh: FileHandle, index: IndexParts, signal?:
   if (!found) {
     const lookup = await locateRequirements(fh, [index], signal);
     const summary = await walkCategory(fh, () => true, { signal });
-    return { summary: { ...summary, stopped: false }, target: undefined, chapter: undefined, chapterOfPrefix: lookup.chapterOfPrefix.get(0) };
+    return {
+      summary: { ...summary, stopped: false },
+      target: undefined,
+      chapter: undefined,
+      chapterOfPrefix: lookup.chapterOfPrefix.get(0),
+    };
   }
   let current: ChapterFacts | undefined;
   let target: LocatedRequirement | undefined;

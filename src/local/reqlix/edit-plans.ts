@@ -7,8 +7,8 @@
  */
 import type { FileHandle } from "node:fs/promises";
 import { DomainError } from "../../core/errors.js";
-import type { ChapterFacts, FileFacts, LocatedRequirement } from "./category-file.js";
 import type { Splice } from "./atomic-write.js";
+import type { ChapterFacts, FileFacts, LocatedRequirement } from "./category-file.js";
 import { contentEnd, isBlankRange, readRange, type ScanSummary } from "./line-scanner.js";
 
 const NL = 0x0a;
@@ -72,11 +72,24 @@ export async function planInsert(
   }
   if (summary.openFence !== undefined) throw openFenceError(summary);
   const { eol } = summary;
-  return [await insertAfterContent(fh, summary, summary.bomLength, summary.size, `# ${chapter}${eol}${eol}${block}`)];
+  return [
+    await insertAfterContent(
+      fh,
+      summary,
+      summary.bomLength,
+      summary.size,
+      `# ${chapter}${eol}${eol}${block}`,
+    ),
+  ];
 }
 
 /** G.UR.3 step 5, G.UR.4: replace the heading and body in place; the blank lines and all after it stay. */
-export async function planUpdate(fh: FileHandle, summary: ScanSummary, target: LocatedRequirement, block: string): Promise<Splice[]> {
+export async function planUpdate(
+  fh: FileHandle,
+  summary: ScanSummary,
+  target: LocatedRequirement,
+  block: string,
+): Promise<Splice[]> {
   const { eol, size } = summary;
   const end = Math.max(target.headingEnd, await contentEnd(fh, target.headingEnd, target.bodyEnd));
   const hasEol = (await byteAt(fh, end - 1)) === NL;
@@ -116,7 +129,12 @@ export async function planDelete(
   // a newline still does.
   const stop = await contentEnd(fh, start, size);
   let cut = await contentEnd(fh, bomLength, start);
-  if (stop === size && (await byteAt(fh, size - 1)) !== NL && cut > bomLength && (await byteAt(fh, cut - 1)) === NL) {
+  if (
+    stop === size &&
+    (await byteAt(fh, size - 1)) !== NL &&
+    cut > bomLength &&
+    (await byteAt(fh, cut - 1)) === NL
+  ) {
     cut -= (await byteAt(fh, cut - 2)) === CR ? 2 : 1;
   }
   return { splices: [{ start: cut, end: stop, insert: "" }], chapterRemoved };

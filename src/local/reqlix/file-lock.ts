@@ -59,7 +59,9 @@ async function createExclusive(path: string, content: string): Promise<boolean> 
   }
 }
 
-async function readOwner(path: string): Promise<{ owner: Owner | undefined; mtimeMs: number; ino: number } | undefined> {
+async function readOwner(
+  path: string,
+): Promise<{ owner: Owner | undefined; mtimeMs: number; ino: number } | undefined> {
   try {
     const info = await stat(path);
     let owner: Owner | undefined;
@@ -119,7 +121,9 @@ async function acquire(path: string, options: LockOptions): Promise<Owner> {
       continue;
     }
     if (Date.now() > deadline) {
-      const who = info?.owner ? `process ${info.owner.pid} on ${info.owner.host} since ${info.owner.since}` : "another process";
+      const who = info?.owner
+        ? `process ${info.owner.pid} on ${info.owner.host} since ${info.owner.since}`
+        : "another process";
       throw new DomainError(
         "unavailable",
         `The category is locked by ${who} (lock file ${path}) and stayed locked for ${Math.round(timeoutMs / 1000)} s. Retry shortly; if no reqlix process is running, delete that lock file.`,
@@ -141,7 +145,11 @@ async function release(path: string, owner: Owner): Promise<void> {
 }
 
 /** Runs `fn` holding the lock file `lockPath` (same-process callers queue first). */
-export async function withFileLock<T>(lockPath: string, fn: () => Promise<T>, options: LockOptions = {}): Promise<T> {
+export async function withFileLock<T>(
+  lockPath: string,
+  fn: () => Promise<T>,
+  options: LockOptions = {},
+): Promise<T> {
   const previous = queues.get(lockPath) ?? Promise.resolve();
   let done!: () => void;
   const mine = new Promise<void>((r) => {

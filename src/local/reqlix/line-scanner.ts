@@ -46,6 +46,7 @@ export interface ScanSummary {
 }
 
 /** Return `true` to stop the scan. */
+// biome-ignore lint/suspicious/noConfusingVoidType: visitors that never stop return nothing
 export type HeadingVisitor = (heading: HeadingLine) => boolean | undefined | void;
 
 /**
@@ -126,7 +127,13 @@ async function readChunks(
       const { size } = await fh.stat();
       return { size, eol: state.eol ?? "\n", bomLength: state.bomLength, stopped: true };
     }
-    if (eof) return { size: state.base + filled, eol: state.eol ?? "\n", bomLength: state.bomLength, stopped: false };
+    if (eof)
+      return {
+        size: state.base + filled,
+        eol: state.eol ?? "\n",
+        bomLength: state.bomLength,
+        stopped: false,
+      };
     state.buf.copy(state.buf, 0, limit, filled);
     carry = filled - limit;
     state.base += limit;
@@ -168,7 +175,11 @@ function eolStart(buf: Buffer, start: number, end: number): number {
 }
 
 /** Chapter and requirement headings outside fenced blocks, in file order. */
-export async function scanHeadings(fh: FileHandle, visit: HeadingVisitor, options: ScanOptions = {}): Promise<ScanSummary> {
+export async function scanHeadings(
+  fh: FileHandle,
+  visit: HeadingVisitor,
+  options: ScanOptions = {},
+): Promise<ScanSummary> {
   const fences = new FenceTracker();
   const { wantH2, fastH2 } = options;
   const needles = (fastH2?.needles ?? []).map((n) => Buffer.from(`\n${n}`, "utf8"));
@@ -247,6 +258,7 @@ export interface Line {
 /** Every line in file order, with fence state; return `true` from `visit` to stop. */
 export async function scanLines(
   fh: FileHandle,
+  // biome-ignore lint/suspicious/noConfusingVoidType: visitors that never stop return nothing
   visit: (line: Line) => boolean | undefined | void,
   signal?: AbortSignal,
 ): Promise<ScanSummary> {

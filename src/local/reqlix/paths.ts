@@ -131,7 +131,13 @@ export async function resolveRequirementsDir(
       );
     }
     const dir = await containedDir(projectRoot, join(projectRoot, rel));
-    return { projectRoot, dir, relPath: toPosix(relative(projectRoot, dir)), agentsPath: join(dir, AGENTS_FILE), created: false };
+    return {
+      projectRoot,
+      dir,
+      relPath: toPosix(relative(projectRoot, dir)),
+      agentsPath: join(dir, AGENTS_FILE),
+      created: false,
+    };
   }
   // G.GI.4: create at REQLIX_REQ_REL_PATH when set, else at the default location.
   const rel = fromEnv ?? normalize(DEFAULT_REL_PATH);
@@ -174,7 +180,9 @@ export function toPosix(path: string): string {
 /** Validates a category name (G.F.1; `AGENTS` is reserved, G.C.3) and returns its file path. */
 export function categoryPath(dir: string, category: string): string {
   if (!CATEGORY_NAME.test(category) || category.toLowerCase() === "agents") {
-    throw DomainError.invalid(categoryNameProblem(category), [{ field: "category", message: "invalid category name" }]);
+    throw DomainError.invalid(categoryNameProblem(category), [
+      { field: "category", message: "invalid category name" },
+    ]);
   }
   return join(dir, `${category}.md`);
 }

@@ -48,7 +48,8 @@ export function* prefixCandidates(name: string, kind: "chapter" | "category"): G
       yield candidate;
     }
   };
-  for (let k = tool ? initials.length : 1; k <= initials.length; k++) yield* emit(initials.slice(0, k).join(""));
+  for (let k = tool ? initials.length : 1; k <= initials.length; k++)
+    yield* emit(initials.slice(0, k).join(""));
   let grown = initials.join("");
   for (const letter of (ws[ws.length - 1] as string[]).slice(1)) {
     if (VOWELS.has(letter)) continue;

@@ -17,9 +17,9 @@ import {
   openExistingCategory,
 } from "./categories.js";
 import {
+  type FileFacts,
   factsForInsert,
   factsForTarget,
-  type FileFacts,
   type ListedRequirement,
   listChapters,
   listRequirements,
@@ -29,7 +29,7 @@ import {
 import { planDelete, planInsert, planUpdate, requirementBlock } from "./edit-plans.js";
 import { withFileLock } from "./file-lock.js";
 import { withCategories } from "./instructions.js";
-import { type ScanSummary } from "./line-scanner.js";
+import type { ScanSummary } from "./line-scanner.js";
 import { bodyProblem, type IndexParts, normalizeBody, parseIndex } from "./markdown.js";
 import { categoryPath, resolveRequirementsDir } from "./paths.js";
 import { uniquePrefix } from "./prefix.js";
@@ -64,7 +64,9 @@ export async function getInstructions(projectRoot: string, env: Env): Promise<{ 
   try {
     const bytes = await readFile(rd.agentsPath);
     if (bytes.length > AGENTS_MAX_BYTES) {
-      throw DomainError.invalid(`${rd.agentsPath} is larger than 1 MiB; shorten it (it is read in full on every call).`);
+      throw DomainError.invalid(
+        `${rd.agentsPath} is larger than 1 MiB; shorten it (it is read in full on every call).`,
+      );
     }
     agents = bytes.toString("utf8").replace(/^\uFEFF/, "");
   } catch (error) {
@@ -96,7 +98,10 @@ export async function getChapters(
 }
 
 function chapterNotFound(category: string, chapter: string, chapters: string[]): DomainError {
-  const known = chapters.length > 0 ? `Its chapters: ${chapters.map((c) => `"${c}"`).join(", ")}.` : "It has no chapters yet.";
+  const known =
+    chapters.length > 0
+      ? `Its chapters: ${chapters.map((c) => `"${c}"`).join(", ")}.`
+      : "It has no chapters yet.";
   return DomainError.notFound(
     `Chapter not found: category "${category}" has no chapter "${chapter}" (chapter names match exactly, including case). ${known} Call reqlix_get_chapters to list them.`,
     chapter,
@@ -129,7 +134,12 @@ export function parseIndexArg(index: string): IndexParts {
   return parts;
 }
 
-function requirementNotFound(index: string, category: string, chapterOfPrefix: string | undefined, prefix: string): DomainError {
+function requirementNotFound(
+  index: string,
+  category: string,
+  chapterOfPrefix: string | undefined,
+  prefix: string,
+): DomainError {
   const hint =
     chapterOfPrefix !== undefined
       ? `Chapter "${chapterOfPrefix}" of category "${category}" uses the chapter prefix ${prefix} but has no requirement ${index}. Call reqlix_get_requirements for that chapter to see its indices.`
@@ -184,7 +194,11 @@ export async function getRequirementsByIndex(
       for (const [i, w] of wanted.entries()) {
         const located = lookup.located.get(i);
         if (!located) {
-          failed.set(w.index, requirementNotFound(w.index, category, lookup.chapterOfPrefix.get(i), w.parts.chapterPrefix).message);
+          failed.set(
+            w.index,
+            requirementNotFound(w.index, category, lookup.chapterOfPrefix.get(i), w.parts.chapterPrefix)
+              .message,
+          );
           continue;
         }
         found.set(w.index, {
@@ -211,9 +225,10 @@ export async function getRequirementsByIndex(
 function checkedBody(text: string): string {
   const body = normalizeBody(text);
   if (body.length === 0) {
-    throw DomainError.invalid("text is empty: pass the requirement's body text (one or more non-blank lines).", [
-      { field: "text", message: "empty" },
-    ]);
+    throw DomainError.invalid(
+      "text is empty: pass the requirement's body text (one or more non-blank lines).",
+      [{ field: "text", message: "empty" }],
+    );
   }
   const problem = bodyProblem(body);
   if (problem) throw DomainError.invalid(problem, [{ field: "text", message: problem }]);
@@ -247,13 +262,19 @@ export async function insertRequirement(
       try {
         const facts: FileFacts = fh
           ? await factsForInsert(fh, input.chapter, signal)
-          : { summary: EMPTY_SUMMARY, categoryPrefix: undefined, chapterPrefixes: new Set(), chapter: undefined };
+          : {
+              summary: EMPTY_SUMMARY,
+              categoryPrefix: undefined,
+              chapterPrefixes: new Set(),
+              chapter: undefined,
+            };
         // Step 3
         const taken = facts.chapter?.titles.get(input.title);
         if (taken !== undefined) throw titleTaken(input.title, taken, input.chapter, input.category);
         const write = async (categoryPrefix: string): Promise<Requirement> => {
           // Step 4: prefixes are read back from the file when present, computed only for the first requirement.
-          const chapterPrefix = facts.chapter?.prefix ?? uniquePrefix(input.chapter, "chapter", facts.chapterPrefixes);
+          const chapterPrefix =
+            facts.chapter?.prefix ?? uniquePrefix(input.chapter, "chapter", facts.chapterPrefixes);
           const number = (facts.chapter?.maxNumber ?? 0) + 1;
           const index = `${categoryPrefix}.${chapterPrefix}.${number}`;
           if (index.length > MAX_INDEX_LENGTH) {
@@ -306,7 +327,8 @@ async function lockedTarget<T>(
       return using(fh, async (f) => {
         const facts = await factsForTarget(f, parts, signal);
         // Step 2
-        if (!facts.target) throw requirementNotFound(index, category, facts.chapterOfPrefix, parts.chapterPrefix);
+        if (!facts.target)
+          throw requirementNotFound(index, category, facts.chapterOfPrefix, parts.chapterPrefix);
         return fn({ path, category, fh: f, facts, target: facts.target });
       });
     },
@@ -322,17 +344,24 @@ export async function updateRequirement(
   signal?: AbortSignal,
 ): Promise<Requirement> {
   const body = checkedBody(input.text);
-  return lockedTarget(projectRoot, env, input.index, signal, async ({ path, category, fh, facts, target }) => {
-    const title = input.title ?? target.title; // step 3
-    if (input.title !== undefined) {
-      // Step 4: unique within the chapter, the requirement itself excepted.
-      const owner = facts.chapter?.titles.get(title);
-      if (owner !== undefined && owner !== target.index) throw titleTaken(title, owner, target.chapter, category);
-    }
-    const block = requirementBlock(target.index, title, body, facts.summary.eol);
-    await spliceFile(path, await planUpdate(fh, facts.summary, target, block)); // step 5
-    return { index: target.index, title, text: body, category, chapter: target.chapter };
-  });
+  return lockedTarget(
+    projectRoot,
+    env,
+    input.index,
+    signal,
+    async ({ path, category, fh, facts, target }) => {
+      const title = input.title ?? target.title; // step 3
+      if (input.title !== undefined) {
+        // Step 4: unique within the chapter, the requirement itself excepted.
+        const owner = facts.chapter?.titles.get(title);
+        if (owner !== undefined && owner !== target.index)
+          throw titleTaken(title, owner, target.chapter, category);
+      }
+      const block = requirementBlock(target.index, title, body, facts.summary.eol);
+      await spliceFile(path, await planUpdate(fh, facts.summary, target, block)); // step 5
+      return { index: target.index, title, text: body, category, chapter: target.chapter };
+    },
+  );
 }
 
 /** Beyond the spec: removes a requirement, and its chapter's heading when nothing else is left in it. */

@@ -19,11 +19,14 @@ function str(field: string, max: number, what: string) {
 
 /** Chapter names and titles are one line of text (they become a heading). */
 function oneLine(field: string, max: number, what: string) {
-  return str(field, max, what)
-    .refine((s) => !/[\u0000-\u001f\u007f\u2028\u2029]/.test(s), {
-      error: `must be a single line without line breaks, tabs or control characters (it becomes a markdown heading). Fix ${field}.`,
-    })
-    .refine((s) => s.trim() === s, { error: `must not start or end with spaces. Trim ${field}.` });
+  return (
+    str(field, max, what)
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what is refused
+      .refine((s) => !/[\u0000-\u001f\u007f\u2028\u2029]/.test(s), {
+        error: `must be a single line without line breaks, tabs or control characters (it becomes a markdown heading). Fix ${field}.`,
+      })
+      .refine((s) => s.trim() === s, { error: `must not start or end with spaces. Trim ${field}.` })
+  );
 }
 
 export const projectRoot = str(
@@ -39,7 +42,9 @@ export const operationDescription = str(
 ).describe("Brief description of the operation that LLM intends to perform.");
 
 export const category = str("category", 100, 'category key, e.g. "general" or "testing"')
-  .refine((s) => CATEGORY_NAME.test(s) && s !== "agents", { error: (issue) => categoryNameProblem(String(issue.input)) })
+  .refine((s) => CATEGORY_NAME.test(s) && s !== "agents", {
+    error: (issue) => categoryNameProblem(String(issue.input)),
+  })
   .describe('Category key (e.g., "general", "testing"): lower-case letters, digits and underscores.');
 
 export const chapter = oneLine("chapter", 100, 'chapter name, e.g. "General Requirements"').describe(
@@ -70,7 +75,8 @@ export const indexOrIndices = z
     {
       error: (issue) => {
         const input = issue.input;
-        if (input === undefined) return 'required: requirement index (e.g. "G.G.1"), or an array of up to 100 indices';
+        if (input === undefined)
+          return 'required: requirement index (e.g. "G.G.1"), or an array of up to 100 indices';
         if (typeof input === "string" && input.length > 10) {
           return `too long: at most 10 characters, got ${input.length}. Shorten index.`;
         }

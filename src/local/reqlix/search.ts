@@ -7,7 +7,7 @@
  * first body line that holds a keyword (the title when only the title matches), cut to ~160 characters.
  */
 import type { FileHandle } from "node:fs/promises";
-import { listCategories, openCategory } from "./categories.js";
+import { categoryNotFound, listCategories, openCategory } from "./categories.js";
 import { scanLines } from "./line-scanner.js";
 import { headingOf, parseRequirementHeading } from "./markdown.js";
 import { categoryPath } from "./paths.js";
@@ -58,10 +58,13 @@ async function searchFile(
   const finish = () => {
     if (current && (current.hits.size > 0 || current.exact)) {
       let score = 0;
-      for (const [inTitle, lines] of current.hits.values()) score += (inTitle ? TITLE_WEIGHT : 0) + Math.min(lines, BODY_CAP);
+      for (const [inTitle, lines] of current.hits.values())
+        score += (inTitle ? TITLE_WEIGHT : 0) + Math.min(lines, BODY_CAP);
       current.hit.score = score;
       const index = current.hit.index.toLowerCase();
-      current.hit.matched_keywords = terms.filter((t) => current?.hits.has(t) || (current?.exact && t === index));
+      current.hit.matched_keywords = terms.filter(
+        (t) => current?.hits.has(t) || (current?.exact && t === index),
+      );
       out.add(current);
     }
     current = undefined;
@@ -79,7 +82,15 @@ async function searchFile(
         const req = parseRequirementHeading(heading.text);
         if (!req) return;
         current = {
-          hit: { index: req.index, title: req.title, category, chapter, snippet: "", score: 0, matched_keywords: [] },
+          hit: {
+            index: req.index,
+            title: req.title,
+            category,
+            chapter,
+            snippet: "",
+            score: 0,
+            matched_keywords: [],
+          },
           exact: terms.includes(req.index.toLowerCase()),
           order: order.n++,
           hits: new Map(),
@@ -146,19 +157,23 @@ export async function searchRequirements(
   dir: string,
   keywords: string,
   options: { category?: string | undefined; limit: number; signal?: AbortSignal | undefined },
-): Promise<{ keywords: string[]; total: number; results: SearchHit[] }> {
+): Promise<{ mode: "lexical"; keywords: string[]; total: number; results: SearchHit[] }> {
   const terms = searchTerms(keywords);
   const categories = options.category ? [options.category] : await listCategories(dir);
   const out = new TopHits(options.limit);
   const order = { n: 0 };
   for (const category of categories) {
     const fh = await openCategory(categoryPath(dir, category));
-    if (!fh) continue;
+    if (!fh) {
+      if (options.category) throw await categoryNotFound(dir, category);
+      continue; // deleted since it was listed
+    }
     try {
       await searchFile(fh, category, terms, out, order, options.signal);
     } finally {
       await fh.close();
     }
   }
-  return { keywords: terms, total: out.total, results: out.best().map((c) => c.hit) };
+  // DESIGN: every search result says which mode served it; reqlix search is keyword matching only.
+  return { mode: "lexical", keywords: terms, total: out.total, results: out.best().map((c) => c.hit) };
 }

@@ -69,11 +69,18 @@ export const getRequirementTool = defineTool({
   annotations: READ,
   async handler(input, ctx: LocalContext) {
     if (typeof input.index === "string") {
-      const { requirements, errors } = await getRequirementsByIndex(input.project_root, ctx.env, [input.index], ctx.signal);
+      const { requirements, errors } = await getRequirementsByIndex(
+        input.project_root,
+        ctx.env,
+        [input.index],
+        ctx.signal,
+      );
       const found = requirements[0];
       if (found) return found; // G.GRQ.5
       const failure = errors[0]?.error ?? `Requirement not found: ${input.index}.`;
-      throw failure.startsWith("index ") ? DomainError.invalid(failure) : DomainError.notFound(failure, input.index);
+      throw failure.startsWith("index ")
+        ? DomainError.invalid(failure)
+        : DomainError.notFound(failure, input.index);
     }
     // Beyond the spec: several indices; each one found or its own error.
     return getRequirementsByIndex(input.project_root, ctx.env, input.index, ctx.signal);
@@ -119,7 +126,12 @@ export const updateRequirementTool = defineTool({
   }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   handler: (input, ctx: LocalContext) =>
-    updateRequirement(input.project_root, ctx.env, { index: input.index, text: input.text, title: input.title }, ctx.signal),
+    updateRequirement(
+      input.project_root,
+      ctx.env,
+      { index: input.index, text: input.text, title: input.title },
+      ctx.signal,
+    ),
 });
 
 export const searchRequirementsTool = defineTool({
@@ -129,10 +141,15 @@ export const searchRequirementsTool = defineTool({
   input: z.object({
     ...s.base,
     keywords: z
-      .string({ error: (i) => (i.input === undefined ? "required: one or more words to look for" : "must be a string") })
+      .string({
+        error: (i) =>
+          i.input === undefined ? "required: one or more words to look for" : "must be a string",
+      })
       .max(1000, { error: "too long: at most 1000 characters" })
       .refine((k) => k.trim().length > 0, { error: "must hold at least one word" })
-      .describe("Words to look for, separated by spaces (case-insensitive; a requirement index also matches)."),
+      .describe(
+        "Words to look for, separated by spaces (case-insensitive; a requirement index also matches).",
+      ),
     category: s.category.optional().describe("Only search this category (optional)."),
     limit: z
       .number({ error: "must be a number" })
@@ -145,7 +162,11 @@ export const searchRequirementsTool = defineTool({
   annotations: READ,
   async handler(input, ctx: LocalContext) {
     const rd = await resolveRequirementsDir(input.project_root, ctx.env);
-    return searchRequirements(rd.dir, input.keywords, { category: input.category, limit: input.limit, signal: ctx.signal });
+    return searchRequirements(rd.dir, input.keywords, {
+      category: input.category,
+      limit: input.limit,
+      signal: ctx.signal,
+    });
   },
 });
 
@@ -155,7 +176,8 @@ export const deleteRequirementTool = defineTool({
   description: d.DELETE_REQUIREMENT,
   input: z.object({ ...s.base, index: s.index }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
-  handler: (input, ctx: LocalContext) => deleteRequirement(input.project_root, ctx.env, input.index, ctx.signal),
+  handler: (input, ctx: LocalContext) =>
+    deleteRequirement(input.project_root, ctx.env, input.index, ctx.signal),
 });
 
 export const reqlixTools = [

@@ -29,10 +29,22 @@ afterEach(async () => {
   await dir.cleanup();
 });
 
-async function exercise(companion: Awaited<ReturnType<typeof startCompanion>>, project: string): Promise<void> {
+async function exercise(
+  companion: Awaited<ReturnType<typeof startCompanion>>,
+  project: string,
+): Promise<void> {
   const call = reqlix(companion, project);
   expect(ok(await call<{ content: string }>("get_instructions")).content).toContain("# Categories");
-  expect(ok(await call("insert_requirement", { category: "general", chapter: "General Requirements", title: "t", text: "x" }))).toMatchObject({
+  expect(
+    ok(
+      await call("insert_requirement", {
+        category: "general",
+        chapter: "General Requirements",
+        title: "t",
+        text: "x",
+      }),
+    ),
+  ).toMatchObject({
     index: "G.G.1",
   });
   expect(ok(await call("get_requirement", { index: "G.G.1" }))).toMatchObject({ text: "x" });
@@ -45,9 +57,11 @@ describe("the bundle", () => {
     expect((await stat(BUNDLE)).mode & 0o111).not.toBe(0);
     expect(text).not.toMatch(/\.node["']/);
     // Every import is a Node built-in; nothing is left for node_modules to resolve at run time.
-    const imports = [...text.matchAll(/\bimport\s*[\w${},*\s]*?\bfrom\s*["']([^"']+)["']|\bimport\(\s*["']([^"']+)["']\s*\)/g)].map(
-      (m) => m[1] ?? m[2],
-    );
+    const imports = [
+      ...text.matchAll(
+        /\bimport\s*[\w${},*\s]*?\bfrom\s*["']([^"']+)["']|\bimport\(\s*["']([^"']+)["']\s*\)/g,
+      ),
+    ].map((m) => m[1] ?? m[2]);
     expect(imports.length).toBeGreaterThan(0);
     for (const name of imports) expect(name, "static import").toMatch(/^node:/);
     expect(text).not.toMatch(/require\("(?!node:|buffer"|process")[^"]+"\)/);
@@ -69,20 +83,29 @@ describe("the bundle", () => {
     expect(await readdir(alone)).toEqual(["reqlix-mcp.js"]);
   });
 
-  it.skipIf(NODE20 === undefined)("runs on the system's Node 20 (skipped only when no Node 20 binary is found)", async () => {
-    const companion = await startCompanion({ node: NODE20, args: ["--toolsets", "reqlix"] });
-    try {
-      await exercise(companion, dir.path);
-    } finally {
-      await companion.close();
-    }
-    const version = spawnSync(NODE20 as string, [BUNDLE, "--version"], { encoding: "utf8" });
-    expect(version.status).toBe(0);
-  });
+  it.skipIf(NODE20 === undefined)(
+    "runs on the system's Node 20 (skipped only when no Node 20 binary is found)",
+    async () => {
+      const companion = await startCompanion({ node: NODE20, args: ["--toolsets", "reqlix"] });
+      try {
+        await exercise(companion, dir.path);
+      } finally {
+        await companion.close();
+      }
+      const version = spawnSync(NODE20 as string, [BUNDLE, "--version"], { encoding: "utf8" });
+      expect(version.status).toBe(0);
+    },
+  );
 
-  it("packs with npm into a package that installs and runs as `reqlix-mcp`", { timeout: 180_000 }, async () => {
+  it("packs with npm into a package that installs and runs as `reqlix-mcp`", {
+    timeout: 180_000,
+  }, async () => {
     const packed = JSON.parse(
-      execFileSync("npm", ["pack", "--json", "--pack-destination", dir.path], { cwd: ROOT, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }),
+      execFileSync("npm", ["pack", "--json", "--pack-destination", dir.path], {
+        cwd: ROOT,
+        encoding: "utf8",
+        stdio: ["ignore", "pipe", "ignore"],
+      }),
     ) as { filename: string; files: { path: string }[] }[];
     const info = packed[0];
     if (!info) throw new Error("npm pack printed nothing");
@@ -91,13 +114,26 @@ describe("the bundle", () => {
     const prefix = join(dir.path, "install");
     execFileSync(
       "npm",
-      ["install", "--prefix", prefix, join(dir.path, info.filename), "--prefer-offline", "--no-audit", "--no-fund", "--ignore-scripts", "--omit=dev"],
+      [
+        "install",
+        "--prefix",
+        prefix,
+        join(dir.path, info.filename),
+        "--prefer-offline",
+        "--no-audit",
+        "--no-fund",
+        "--ignore-scripts",
+        "--omit=dev",
+      ],
       { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] },
     );
     const bin = join(prefix, "node_modules/.bin/reqlix-mcp");
     const pkg = JSON.parse(await readFile(join(ROOT, "package.json"), "utf8")) as { version: string };
     expect(execFileSync(bin, ["--version"], { encoding: "utf8" }).trim()).toBe(pkg.version);
-    const companion = await startCompanion({ bundle: join(prefix, "node_modules/reqlix/dist/reqlix-mcp.js"), args: ["--toolsets", "reqlix"] });
+    const companion = await startCompanion({
+      bundle: join(prefix, "node_modules/reqlix/dist/reqlix-mcp.js"),
+      args: ["--toolsets", "reqlix"],
+    });
     try {
       await exercise(companion, dir.path);
     } finally {

@@ -20,13 +20,21 @@ afterEach(async () => {
 
 describe("two processes writing at once", () => {
   it("keeps all 100 requirements two processes insert at once into one new chapter, with unique indices", async () => {
-    const [a, b] = await Promise.all([startCompanion({ args: ["--toolsets", "reqlix"] }), startCompanion({ args: ["--toolsets", "reqlix"] })]);
+    const [a, b] = await Promise.all([
+      startCompanion({ args: ["--toolsets", "reqlix"] }),
+      startCompanion({ args: ["--toolsets", "reqlix"] }),
+    ]);
     try {
       const callA = reqlix(a, project.path);
       const callB = reqlix(b, project.path);
       const inserts = (call: typeof callA, who: string) =>
         Array.from({ length: 50 }, (_, i) =>
-          call<{ index: string }>("insert_requirement", { category: "general", chapter: "Shared", title: `${who} ${i}`, text: `Body of ${who} ${i}.` }),
+          call<{ index: string }>("insert_requirement", {
+            category: "general",
+            chapter: "Shared",
+            title: `${who} ${i}`,
+            text: `Body of ${who} ${i}.`,
+          }),
         );
       const answers = await Promise.all([...inserts(callA, "a"), ...inserts(callB, "b")]);
       const indices = answers.map((x) => ok(x).index);
@@ -34,7 +42,12 @@ describe("two processes writing at once", () => {
       expect([...indices].sort((x, y) => Number(x.split(".")[2]) - Number(y.split(".")[2]))).toEqual(
         Array.from({ length: 100 }, (_, i) => `G.S.${i + 1}`),
       );
-      const listed = ok(await callA<{ requirements: { index: string; title: string }[] }>("get_requirements", { category: "general", chapter: "Shared" }));
+      const listed = ok(
+        await callA<{ requirements: { index: string; title: string }[] }>("get_requirements", {
+          category: "general",
+          chapter: "Shared",
+        }),
+      );
       expect(listed.requirements).toHaveLength(100);
       expect(new Set(listed.requirements.map((r) => r.title)).size).toBe(100);
       const content = await readFile(join(reqDir(), "general.md"), "utf8");
@@ -49,19 +62,35 @@ describe("two processes writing at once", () => {
   });
 
   it("gives two new categories with the same first letter different prefixes, even when created at once", async () => {
-    const [a, b] = await Promise.all([startCompanion({ args: ["--toolsets", "reqlix"] }), startCompanion({ args: ["--toolsets", "reqlix"] })]);
+    const [a, b] = await Promise.all([
+      startCompanion({ args: ["--toolsets", "reqlix"] }),
+      startCompanion({ args: ["--toolsets", "reqlix"] }),
+    ]);
     try {
       for (let round = 0; round < 5; round++) {
         const p = await tempDir("reqlix-prefix-race-");
         try {
           const [x, y] = await Promise.all([
-            reqlix(a, p.path)<{ index: string }>("insert_requirement", { category: "general", chapter: "A", title: "t", text: "x" }),
-            reqlix(b, p.path)<{ index: string }>("insert_requirement", { category: "glossary", chapter: "A", title: "t", text: "x" }),
+            reqlix(a, p.path)<{ index: string }>("insert_requirement", {
+              category: "general",
+              chapter: "A",
+              title: "t",
+              text: "x",
+            }),
+            reqlix(b, p.path)<{ index: string }>("insert_requirement", {
+              category: "glossary",
+              chapter: "A",
+              title: "t",
+              text: "x",
+            }),
           ]);
           const prefixes = [ok(x).index.split(".")[0], ok(y).index.split(".")[0]];
           // First come gets G; the other grows by one consonant of its own name.
           expect(new Set(prefixes).size, prefixes.join(" ")).toBe(2);
-          expect([["G", "GL"], ["G", "GN"]]).toContainEqual(prefixes.sort());
+          expect([
+            ["G", "GL"],
+            ["G", "GN"],
+          ]).toContainEqual(prefixes.sort());
         } finally {
           await p.cleanup();
         }
@@ -77,7 +106,8 @@ describe("a writer killed with SIGKILL", () => {
     // A 4 MB category so that each rewrite takes long enough for the kill to land inside one.
     await mkdir(reqDir(), { recursive: true });
     const seeded: string[] = ["# Seed\n"];
-    for (let i = 1; i <= 8000; i++) seeded.push(`## G.S.${i}: seed ${i}\n\n${"Lorem ipsum dolor sit amet. ".repeat(16)}\n`);
+    for (let i = 1; i <= 8000; i++)
+      seeded.push(`## G.S.${i}: seed ${i}\n\n${"Lorem ipsum dolor sit amet. ".repeat(16)}\n`);
     const original = seeded.join("\n");
     await writeFile(join(reqDir(), "general.md"), original);
     await writeFile(join(reqDir(), "AGENTS.md"), "# Instructions\n");
@@ -91,7 +121,12 @@ describe("a writer killed with SIGKILL", () => {
       const loop = (async () => {
         for (let i = 0; !stop; i++) {
           try {
-            const r = await call("insert_requirement", { category: "general", chapter: "Killed", title: `k${delay}-${i}`, text: `killed ${i}` });
+            const r = await call("insert_requirement", {
+              category: "general",
+              chapter: "Killed",
+              title: `k${delay}-${i}`,
+              text: `killed ${i}`,
+            });
             if (r.success) acknowledged++;
           } catch {
             return; // the connection died with the process
@@ -121,16 +156,30 @@ describe("a writer killed with SIGKILL", () => {
       const next = await startCompanion({ args: ["--toolsets", "reqlix"] });
       try {
         const c = reqlix(next, project.path);
-        const chapters = ok(await c<{ chapters: string[] }>("get_chapters", { category: "general" })).chapters;
+        const chapters = ok(
+          await c<{ chapters: string[] }>("get_chapters", { category: "general" }),
+        ).chapters;
         expect(chapters).toEqual(killed.length > 0 ? ["Seed", "Killed"] : ["Seed"]);
         const listed =
           killed.length > 0
-            ? ok(await c<{ requirements: { index: string }[] }>("get_requirements", { category: "general", chapter: "Killed" })).requirements
+            ? ok(
+                await c<{ requirements: { index: string }[] }>("get_requirements", {
+                  category: "general",
+                  chapter: "Killed",
+                }),
+              ).requirements
             : [];
         expect(listed.length).toBe(killed.length);
         expect(listed.length).toBeGreaterThanOrEqual(acknowledged);
         const started = Date.now();
-        const r = ok(await c<{ index: string }>("insert_requirement", { category: "general", chapter: "Killed", title: `after ${delay}`, text: "after" }));
+        const r = ok(
+          await c<{ index: string }>("insert_requirement", {
+            category: "general",
+            chapter: "Killed",
+            title: `after ${delay}`,
+            text: "after",
+          }),
+        );
         expect(Date.now() - started).toBeLessThan(10_000);
         expect(r.index).toBe(`G.K.${listed.length + 1}`);
         expect(ok(await c("get_requirement", { index: r.index }))).toMatchObject({ text: "after" });

@@ -16,7 +16,9 @@ afterEach(async () => {
 
 function deadPid(): number {
   // A process that has exited: its pid is free (and not reused within this test).
-  const child = spawnSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"], { encoding: "utf8" });
+  const child = spawnSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"], {
+    encoding: "utf8",
+  });
   return Number(child.stdout);
 }
 
@@ -51,7 +53,10 @@ describe("withFileLock", () => {
 
   it("breaks a lock older than staleMs even when its owner looks alive", async () => {
     const lock = join(dir.path, "general.md.lock");
-    await writeFile(lock, JSON.stringify({ pid: process.ppid, host: "elsewhere", since: "then", token: "t" }));
+    await writeFile(
+      lock,
+      JSON.stringify({ pid: process.ppid, host: "elsewhere", since: "then", token: "t" }),
+    );
     const old = new Date(Date.now() - 60_000);
     await utimes(lock, old, old);
     expect(await withFileLock(lock, async () => "ran", { staleMs: 30_000 })).toBe("ran");

@@ -22,7 +22,10 @@ afterAll(async () => {
 afterEach(() => setChunkSizeForTests(1 << 20));
 
 let n = 0;
-async function withFile<T>(content: string | Buffer, fn: (fh: Awaited<ReturnType<typeof open>>) => Promise<T>): Promise<T> {
+async function withFile<T>(
+  content: string | Buffer,
+  fn: (fh: Awaited<ReturnType<typeof open>>) => Promise<T>,
+): Promise<T> {
   const path = join(dir, `f${n++}.md`);
   await writeFile(path, content);
   const fh = await open(path, "r");
@@ -64,7 +67,21 @@ async function scanned(content: string): Promise<HeadingLine[]> {
 }
 
 const line = fc.oneof(
-  fc.constantFrom("# Chapter", "## G.G.1: Title", "### Deep", "```", "~~~", "````", "  ```js", "    ```", "```a`b", "", "text", "# ", "#x"),
+  fc.constantFrom(
+    "# Chapter",
+    "## G.G.1: Title",
+    "### Deep",
+    "```",
+    "~~~",
+    "````",
+    "  ```js",
+    "    ```",
+    "```a`b",
+    "",
+    "text",
+    "# ",
+    "#x",
+  ),
   fc.string({ maxLength: 12 }),
   fc.stringMatching(/^(#{1,3} |`{3,4}|~{3})[a-zé ]{0,8}$/),
 );
@@ -77,7 +94,8 @@ describe("scanHeadings", () => {
   });
 
   it("skips headings inside fenced code blocks, as in the spec file", async () => {
-    const content = "# Real\n\n```\n# Categories\n\n- general\n```\n\n~~~~\n## X.Y.1: no\n~~~\n## G.R.1: yes\n~~~~\n## G.R.2: yes\n";
+    const content =
+      "# Real\n\n```\n# Categories\n\n- general\n```\n\n~~~~\n## X.Y.1: no\n~~~\n## G.R.1: yes\n~~~~\n## G.R.2: yes\n";
     expect((await scanned(content)).map((h) => h.text)).toEqual(["Real", "G.R.2: yes"]);
   });
 
@@ -132,7 +150,10 @@ describe("scanHeadings", () => {
     const needle = "## G.G.1:";
     await fc.assert(
       fc.asyncProperty(
-        fc.array(fc.oneof(line, fc.constantFrom("## G.G.1: wanted", "## G.G.10: not", "## g.g.1: other case")), { maxLength: 60 }),
+        fc.array(
+          fc.oneof(line, fc.constantFrom("## G.G.1: wanted", "## G.G.10: not", "## g.g.1: other case")),
+          { maxLength: 60 },
+        ),
         fc.integer({ min: 1, max: 64 }),
         async (lines, chunk) => {
           const content = lines.join("\n");

@@ -2,7 +2,11 @@ import { lstat, mkdir, readFile, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { categoryPath, resolveRequirementsDir } from "../../../src/local/reqlix/paths.js";
-import { getCategories, getInstructions, insertRequirement } from "../../../src/local/reqlix/requirements-store.js";
+import {
+  getCategories,
+  getInstructions,
+  insertRequirement,
+} from "../../../src/local/reqlix/requirements-store.js";
 import { tempDir } from "../../helpers/companion.js";
 
 let project: { path: string; cleanup(): Promise<void> };
@@ -21,7 +25,9 @@ describe("project_root", () => {
     await expect(resolveRequirementsDir("relative/path", {})).rejects.toThrow(/must be an absolute path/);
     await expect(resolveRequirementsDir(join(project.path, "nope"), {})).rejects.toThrow(/does not exist/);
     await writeFile(join(project.path, "file.txt"), "x");
-    await expect(resolveRequirementsDir(join(project.path, "file.txt"), {})).rejects.toThrow(/is not a directory/);
+    await expect(resolveRequirementsDir(join(project.path, "file.txt"), {})).rejects.toThrow(
+      /is not a directory/,
+    );
   });
 });
 
@@ -33,7 +39,9 @@ describe("requirements directory (G.GI.3/G.GI.4)", () => {
     const agents = await readFile(join(project.path, "docs/development/requirements/AGENTS.md"), "utf8");
     expect(agents).toContain("5. Never edit files in docs/development/requirements directly.");
     expect(agents).not.toContain("{requirements_directory}");
-    expect(agents.startsWith("# Instructions\n\nThese instructions are mandatory for all code operations:\n")).toBe(true);
+    expect(
+      agents.startsWith("# Instructions\n\nThese instructions are mandatory for all code operations:\n"),
+    ).toBe(true);
   });
 
   it("creates at REQLIX_REQ_REL_PATH when it is set", async () => {
@@ -46,26 +54,38 @@ describe("requirements directory (G.GI.3/G.GI.4)", () => {
     await mkdir(join(project.path, "docs/dev/req"), { recursive: true });
     await writeFile(join(project.path, "docs/dev/req/AGENTS.md"), "legacy");
     expect((await resolveRequirementsDir(project.path, {})).relPath).toBe("docs/dev/req");
-    expect((await resolveRequirementsDir(project.path, { REQLIX_REQ_REL_PATH: "custom" })).relPath).toBe("docs/dev/req");
+    expect((await resolveRequirementsDir(project.path, { REQLIX_REQ_REL_PATH: "custom" })).relPath).toBe(
+      "docs/dev/req",
+    );
     await mkdir(join(project.path, "docs/development/requirements"), { recursive: true });
     await writeFile(join(project.path, "docs/development/requirements/AGENTS.md"), "default");
     expect((await resolveRequirementsDir(project.path, {})).relPath).toBe("docs/development/requirements");
     await mkdir(join(project.path, "custom"), { recursive: true });
     await writeFile(join(project.path, "custom/AGENTS.md"), "custom");
-    expect((await resolveRequirementsDir(project.path, { REQLIX_REQ_REL_PATH: "custom" })).relPath).toBe("custom");
+    expect((await resolveRequirementsDir(project.path, { REQLIX_REQ_REL_PATH: "custom" })).relPath).toBe(
+      "custom",
+    );
   });
 
   it("never overwrites an existing AGENTS.md", async () => {
     await mkdir(join(project.path, "docs/development/requirements"), { recursive: true });
     await writeFile(join(project.path, "docs/development/requirements/AGENTS.md"), "mine");
     await getInstructions(project.path, {});
-    expect(await readFile(join(project.path, "docs/development/requirements/AGENTS.md"), "utf8")).toBe("mine");
+    expect(await readFile(join(project.path, "docs/development/requirements/AGENTS.md"), "utf8")).toBe(
+      "mine",
+    );
   });
 
   it("refuses a REQLIX_REQ_REL_PATH that leaves the project", async () => {
-    await expect(resolveRequirementsDir(project.path, { REQLIX_REQ_REL_PATH: "../x" })).rejects.toThrow(/stays inside it/);
-    await expect(resolveRequirementsDir(project.path, { REQLIX_REQ_REL_PATH: "/etc" })).rejects.toThrow(/stays inside it/);
-    await expect(resolveRequirementsDir(project.path, { REQLIX_REQ_REL_PATH: "a/../../x" })).rejects.toThrow(/stays inside it/);
+    await expect(resolveRequirementsDir(project.path, { REQLIX_REQ_REL_PATH: "../x" })).rejects.toThrow(
+      /stays inside it/,
+    );
+    await expect(resolveRequirementsDir(project.path, { REQLIX_REQ_REL_PATH: "/etc" })).rejects.toThrow(
+      /stays inside it/,
+    );
+    await expect(resolveRequirementsDir(project.path, { REQLIX_REQ_REL_PATH: "a/../../x" })).rejects.toThrow(
+      /stays inside it/,
+    );
   });
 
   it("refuses a requirements directory reached through a symlink out of the project", async () => {
@@ -78,7 +98,10 @@ describe("requirements directory (G.GI.3/G.GI.4)", () => {
   it("refuses an AGENTS.md that is a symlink", async () => {
     await mkdir(join(project.path, "docs/development/requirements"), { recursive: true });
     await writeFile(join(outside.path, "AGENTS.md"), "secret");
-    await symlink(join(outside.path, "AGENTS.md"), join(project.path, "docs/development/requirements/AGENTS.md"));
+    await symlink(
+      join(outside.path, "AGENTS.md"),
+      join(project.path, "docs/development/requirements/AGENTS.md"),
+    );
     await expect(getInstructions(project.path, {})).rejects.toThrow(/not a regular file/);
   });
 });

@@ -7,7 +7,10 @@ export type Answer<T = Record<string, unknown>> =
   | { success: false; error: string; isError: true };
 
 export function reqlix(companion: Companion, projectRoot: string) {
-  return async function call<T = Record<string, unknown>>(name: string, args: Record<string, unknown> = {}): Promise<Answer<T>> {
+  return async function call<T = Record<string, unknown>>(
+    name: string,
+    args: Record<string, unknown> = {},
+  ): Promise<Answer<T>> {
     const result = await companion.client.callTool({
       name: `reqlix_${name}`,
       arguments: { project_root: projectRoot, operation_description: "test", ...args },
@@ -47,7 +50,12 @@ export function parseSpec(content: string): { chapters: string[]; requirements: 
       const lines = current.lines;
       while (lines.length > 0 && lines[0]?.trim() === "") lines.shift();
       while (lines.length > 0 && lines[lines.length - 1]?.trim() === "") lines.pop();
-      requirements.push({ chapter: current.chapter, index: current.index, title: current.title, text: lines.join("\n") });
+      requirements.push({
+        chapter: current.chapter,
+        index: current.index,
+        title: current.title,
+        text: lines.join("\n"),
+      });
     }
     current = undefined;
   };
@@ -62,7 +70,13 @@ export function parseSpec(content: string): { chapters: string[]; requirements: 
       flush();
       const m = /^## (\S+): (.*)$/.exec(line);
       if (!m) throw new Error(`unexpected heading ${line}`);
-      current = { chapter: chapters[chapters.length - 1] ?? "", index: m[1] as string, title: m[2] as string, text: "", lines: [] };
+      current = {
+        chapter: chapters[chapters.length - 1] ?? "",
+        index: m[1] as string,
+        title: m[2] as string,
+        text: "",
+        lines: [],
+      };
       continue;
     }
     current?.lines.push(line);

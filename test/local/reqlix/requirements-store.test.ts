@@ -6,6 +6,8 @@ import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { setChunkSizeForTests } from "../../../src/local/reqlix/line-scanner.js";
+import { bodyProblem, normalizeBody } from "../../../src/local/reqlix/markdown.js";
 import {
   deleteRequirement,
   getChapters,
@@ -14,8 +16,6 @@ import {
   insertRequirement,
   updateRequirement,
 } from "../../../src/local/reqlix/requirements-store.js";
-import { setChunkSizeForTests } from "../../../src/local/reqlix/line-scanner.js";
-import { bodyProblem, normalizeBody } from "../../../src/local/reqlix/markdown.js";
 import { tempDir } from "../../helpers/companion.js";
 
 const env = {};
@@ -46,7 +46,12 @@ async function one(index: string) {
 
 describe("insert (G.IR.3/4)", () => {
   it("creates the category and chapter with blank lines around headings", async () => {
-    const r = await insert("general", "General Requirements", "Language requirement", "All requirements must be written in English.");
+    const r = await insert(
+      "general",
+      "General Requirements",
+      "Language requirement",
+      "All requirements must be written in English.",
+    );
     expect(r).toEqual({
       index: "G.G.1",
       title: "Language requirement",
@@ -75,7 +80,9 @@ describe("insert (G.IR.3/4)", () => {
   it("keeps CRLF line endings and writes new lines with CRLF", async () => {
     await seed("general", "# A\r\n\r\n## G.A.1: one\r\n\r\nbody\r\n");
     await insert("general", "A", "two", "line 1\nline 2");
-    expect(await read("general")).toBe("# A\r\n\r\n## G.A.1: one\r\n\r\nbody\r\n\r\n## G.A.2: two\r\n\r\nline 1\r\nline 2\r\n");
+    expect(await read("general")).toBe(
+      "# A\r\n\r\n## G.A.1: one\r\n\r\nbody\r\n\r\n## G.A.2: two\r\n\r\nline 1\r\nline 2\r\n",
+    );
   });
 
   it("keeps a missing trailing newline missing", async () => {
@@ -107,7 +114,10 @@ describe("insert (G.IR.3/4)", () => {
   });
 
   it("gives a new chapter a prefix not used by any chapter of the file", async () => {
-    await seed("general", "# General Requirements\n\n## G.G.1: a\n\nx\n\n# reqlix_get_categories\n\n## G.GC.1: b\n\ny\n");
+    await seed(
+      "general",
+      "# General Requirements\n\n## G.G.1: a\n\nx\n\n# reqlix_get_categories\n\n## G.GC.1: b\n\ny\n",
+    );
     expect((await insert("general", "Glossary", "t", "x")).index).toBe("G.GL.1");
     expect((await insert("general", "reqlix_get_chapters", "t", "x")).index).toBe("G.GCH.1");
   });
@@ -119,7 +129,9 @@ describe("insert (G.IR.3/4)", () => {
 
   it("refuses a duplicate title in the chapter and allows it in another chapter", async () => {
     await insert("general", "A", "Same", "x");
-    await expect(insert("general", "A", "Same", "y")).rejects.toThrow(/^Title already exists in chapter: "Same" is already the title of G.A.1/);
+    await expect(insert("general", "A", "Same", "y")).rejects.toThrow(
+      /^Title already exists in chapter: "Same" is already the title of G.A.1/,
+    );
     expect((await insert("general", "B", "Same", "y")).index).toBe("G.B.1");
   });
 
@@ -127,7 +139,11 @@ describe("insert (G.IR.3/4)", () => {
     await insert("general", "General", "a", "x");
     expect((await insert("general", "General Requirements", "b", "y")).index).toBe("G.GR.1");
     expect((await insert("general", "general", "c", "z")).index).toBe("G.GN.1");
-    expect((await getChapters(project.path, env, "general")).chapters).toEqual(["General", "General Requirements", "general"]);
+    expect((await getChapters(project.path, env, "general")).chapters).toEqual([
+      "General",
+      "General Requirements",
+      "general",
+    ]);
   });
 
   it("does not treat headings inside code fences as chapters", async () => {
@@ -164,7 +180,9 @@ describe("read (G.GR.3, G.GRQ.3/4)", () => {
       chapter: "A",
       requirements: [{ index: "G.A.1", title: "one" }],
     });
-    await expect(getRequirements(project.path, env, "general", "a")).rejects.toThrow(/Chapter not found.*"A", "B"/);
+    await expect(getRequirements(project.path, env, "general", "a")).rejects.toThrow(
+      /Chapter not found.*"A", "B"/,
+    );
   });
 
   it("reads a requirement's body up to the next level-2 heading, keeping ### headings", async () => {
@@ -177,7 +195,9 @@ describe("read (G.GR.3, G.GRQ.3/4)", () => {
     await seed("general", "# A\n\n## G.A.10: ten\n\nx\n");
     const r = await getRequirementsByIndex(project.path, env, ["G.A.1"]);
     expect(r.requirements).toEqual([]);
-    expect(r.errors[0]?.error).toMatch(/^Requirement not found: G.A.1\. Chapter "A" of category "general" uses the chapter prefix A/);
+    expect(r.errors[0]?.error).toMatch(
+      /^Requirement not found: G.A.1\. Chapter "A" of category "general" uses the chapter prefix A/,
+    );
   });
 
   it("reads many indices across categories in one call", async () => {
@@ -205,7 +225,10 @@ describe("with tiny read chunks (every line and fence crosses a chunk boundary)"
   afterEach(() => setChunkSizeForTests(1 << 20));
 
   it("inserts, updates, reads and deletes exactly as with big chunks", async () => {
-    const big = Array.from({ length: 30 }, (_, i) => `## G.A.${i + 1}: r${i + 1}\n\n\`\`\`\n# not\n\`\`\`\nbody ${i + 1}\n`).join("\n");
+    const big = Array.from(
+      { length: 30 },
+      (_, i) => `## G.A.${i + 1}: r${i + 1}\n\n\`\`\`\n# not\n\`\`\`\nbody ${i + 1}\n`,
+    ).join("\n");
     await seed("general", `# A\n\n${big}\n# B\n\n## G.B.1: b\n\nlast\n`);
     expect((await insert("general", "A", "new", "n")).index).toBe("G.A.31");
     expect((await one("G.A.17")).text).toBe("```\n# not\n```\nbody 17");
@@ -220,11 +243,14 @@ describe("with tiny read chunks (every line and fence crosses a chunk boundary)"
 
 describe("update (G.UR.3/4)", () => {
   it("replaces heading and body in place and preserves every other byte", async () => {
-    const before = "\uFEFF# A\r\n\r\n## G.A.1: one\r\n\r\nold body\r\nsecond\r\n\r\n\r\n## G.A.2: two\r\n\r\nkeep  \r\n\r\n# B\r\nzz";
+    const before =
+      "\uFEFF# A\r\n\r\n## G.A.1: one\r\n\r\nold body\r\nsecond\r\n\r\n\r\n## G.A.2: two\r\n\r\nkeep  \r\n\r\n# B\r\nzz";
     await seed("general", before);
     const r = await updateRequirement(project.path, env, { index: "G.A.1", text: "new\nbody", title: "uno" });
     expect(r).toEqual({ index: "G.A.1", title: "uno", text: "new\nbody", category: "general", chapter: "A" });
-    expect(await read("general")).toBe(before.replace("## G.A.1: one\r\n\r\nold body\r\nsecond", "## G.A.1: uno\r\n\r\nnew\r\nbody"));
+    expect(await read("general")).toBe(
+      before.replace("## G.A.1: one\r\n\r\nold body\r\nsecond", "## G.A.1: uno\r\n\r\nnew\r\nbody"),
+    );
   });
 
   it("keeps the title when none is given, and the missing trailing newline", async () => {
@@ -236,16 +262,22 @@ describe("update (G.UR.3/4)", () => {
   it("refuses a title another requirement of the chapter has, but accepts its own", async () => {
     await insert("general", "A", "one", "x");
     await insert("general", "A", "two", "y");
-    await expect(updateRequirement(project.path, env, { index: "G.A.2", text: "z", title: "one" })).rejects.toThrow(
-      /^Title already exists in chapter/,
-    );
-    expect((await updateRequirement(project.path, env, { index: "G.A.2", text: "z", title: "two" })).title).toBe("two");
+    await expect(
+      updateRequirement(project.path, env, { index: "G.A.2", text: "z", title: "one" }),
+    ).rejects.toThrow(/^Title already exists in chapter/);
+    expect(
+      (await updateRequirement(project.path, env, { index: "G.A.2", text: "z", title: "two" })).title,
+    ).toBe("two");
   });
 
   it("says when the requirement does not exist", async () => {
     await insert("general", "A", "one", "x");
-    await expect(updateRequirement(project.path, env, { index: "G.A.5", text: "z" })).rejects.toThrow(/^Requirement not found: G.A.5/);
-    await expect(updateRequirement(project.path, env, { index: "G.Q.1", text: "z" })).rejects.toThrow(/No chapter of category "general"/);
+    await expect(updateRequirement(project.path, env, { index: "G.A.5", text: "z" })).rejects.toThrow(
+      /^Requirement not found: G.A.5/,
+    );
+    await expect(updateRequirement(project.path, env, { index: "G.Q.1", text: "z" })).rejects.toThrow(
+      /No chapter of category "general"/,
+    );
   });
 });
 
@@ -265,7 +297,10 @@ describe("delete", () => {
   });
 
   it("removes the heading of a chapter left empty, and only then", async () => {
-    await seed("general", "# A\n\n## G.A.1: one\n\nx\n\n# B\n\nIntro.\n\n## G.B.1: two\n\ny\n\n# C\n\n## G.C.1: three\n\nz\n");
+    await seed(
+      "general",
+      "# A\n\n## G.A.1: one\n\nx\n\n# B\n\nIntro.\n\n## G.B.1: two\n\ny\n\n# C\n\n## G.C.1: three\n\nz\n",
+    );
     expect((await deleteRequirement(project.path, env, "G.A.1")).chapter_removed).toBe(true);
     expect((await deleteRequirement(project.path, env, "G.B.1")).chapter_removed).toBe(false);
     expect((await deleteRequirement(project.path, env, "G.C.1")).chapter_removed).toBe(true);
@@ -281,7 +316,10 @@ describe.each([
   afterEach(() => setChunkSizeForTests(1 << 20));
   it("reads back exactly what was inserted and updated, across random operations", async () => {
     const body = fc
-      .array(fc.oneof(fc.string({ maxLength: 20 }), fc.constantFrom("### h", "```", "- item", "  code", "")), { minLength: 1, maxLength: 6 })
+      .array(
+        fc.oneof(fc.string({ maxLength: 20 }), fc.constantFrom("### h", "```", "- item", "  code", "")),
+        { minLength: 1, maxLength: 6 },
+      )
       .map((lines) => lines.join("\n"));
     const op = fc.record({
       kind: fc.constantFrom("insert", "insert", "update", "delete"),
@@ -303,9 +341,19 @@ describe.each([
             const ok = expectedBody.length > 0 && bodyProblem(expectedBody) === undefined;
             if (o.kind === "insert" || !target) {
               if (!ok) continue;
-              const r = await insertRequirement(p.path, env, { category: o.category, chapter: o.chapter, title: `t${titles++}`, text: o.body });
+              const r = await insertRequirement(p.path, env, {
+                category: o.category,
+                chapter: o.chapter,
+                title: `t${titles++}`,
+                text: o.body,
+              });
               expect(model.has(r.index)).toBe(false);
-              model.set(r.index, { title: r.title, text: expectedBody, chapter: o.chapter, category: o.category });
+              model.set(r.index, {
+                title: r.title,
+                text: expectedBody,
+                chapter: o.chapter,
+                category: o.category,
+              });
             } else if (o.kind === "update") {
               if (!ok) continue;
               await updateRequirement(p.path, env, { index: target, text: o.body });

@@ -2,8 +2,9 @@
  * The README's reqlix tool table, rendered from the registry (STYLE: generated, and a test fails when the
  * README is stale). Print it with `npx tsx test/local/reqlix/tool-table.ts`.
  */
-import { compileRegistries, type ListedTool } from "../../../src/protocol/compile.js";
+
 import { reqlixRegistry } from "../../../src/local/reqlix/registry.js";
+import { compileRegistries, type ListedTool } from "../../../src/protocol/compile.js";
 
 interface Prop {
   maxLength?: number;

@@ -122,14 +122,17 @@ export function knowledgeRegistry(env: LocalEnvironment): Registry<LocalContext>
         terms: input.keywords,
       });
       let files = found.files_searched;
+      let truncated = found.truncated;
       if (found.matches.length > 0) output.matched_on = "keywords";
       else {
+        // The instruction's own order: the broader terms only when the specific ones find nothing.
         found = await searchFolder(docset.local_path, { ...options, terms: input.generalized_keywords });
         files = Math.max(files, found.files_searched);
+        truncated ||= found.truncated; // a cut-short first pass means "nothing found" is not certain
         if (found.matches.length > 0) output.matched_on = "generalized_keywords";
       }
       output.matches = found.matches;
-      output.truncated = found.truncated;
+      output.truncated = truncated;
       output.files_searched = files;
       return output;
     },

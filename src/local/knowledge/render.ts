@@ -30,6 +30,10 @@ function block(match: FolderMatch): string {
 
 export function renderSearchDocs(output: SearchDocsOutput): string {
   if (!output.folder_exists) return output.instruction;
+  if (output.matches.length === 0 && output.truncated) {
+    // A budget (size, files, time) stopped the search: "nothing found" would be a claim we cannot make.
+    return `${output.instruction}\n\nSearched ${output.files_searched} file(s) in ${output.local_path} before the search limit was reached, without a match; search the rest with your own tools as described above.`;
+  }
   if (output.matches.length === 0) {
     return `${output.instruction}\n\nNo line in ${output.local_path} contains any of the keywords or generalized keywords (${output.files_searched} files searched); try other words, or ask the user.`;
   }

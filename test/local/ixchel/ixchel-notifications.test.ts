@@ -7,7 +7,7 @@ import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { BUNDLE, tempDir } from "../../helpers/companion.js";
-import { writeSampleGraph } from "./repo-fixture.js";
+import { writeEntity, writeSampleGraph } from "./repo-fixture.js";
 
 let child: ChildProcessWithoutNullStreams | undefined;
 let cleanup: (() => Promise<void>) | undefined;
@@ -50,6 +50,45 @@ function spawnBundle(cwd: string) {
     });
   return { lines, send, answerTo };
 }
+
+describe("progress on the wire", () => {
+  it("sends progress notifications for the request's token, the last at the total, before the response", async () => {
+    const dir = await tempDir("ixchel-progress-raw-");
+    cleanup = dir.cleanup;
+    for (let i = 0; i < 1100; i++) writeEntity(dir.path, { id: `ses-${(0x200000 + i).toString(16)}` });
+    const { lines, send, answerTo } = spawnBundle(dir.path);
+    send({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+    });
+    await answerTo(1);
+    send({ jsonrpc: "2.0", method: "notifications/initialized" });
+    send({
+      jsonrpc: "2.0",
+      id: 2,
+      method: "tools/call",
+      params: { name: "ixchel_sync", arguments: {}, _meta: { progressToken: "tok-7" } },
+    });
+    await answerTo(2);
+    const after = lines.slice(1);
+    const progress = after.filter((l) => l.method === "notifications/progress");
+    expect(after.at(-1)?.id).toBe(2);
+    expect(progress.length).toBe(after.length - 1);
+    expect(progress.length).toBeGreaterThanOrEqual(3);
+    const params = progress.map(
+      (p) => p.params as { progressToken: string; progress: number; total: number },
+    );
+    expect(params.every((p) => p.progressToken === "tok-7" && p.total === 1100)).toBe(true);
+    expect(params.map((p) => p.progress)).toEqual([0, 500, 1000, 1100]);
+    // Without a token, the same call sends no notification at all.
+    send({ jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "ixchel_sync", arguments: {} } });
+    await answerTo(3);
+    expect(lines.at(-1)?.id).toBe(3);
+    expect(lines.at(-2)?.id).toBe(2);
+  });
+});
 
 describe("notifications (AC-001.3)", () => {
   it("never answers a message without an id, and answers each request with an id exactly once", async () => {

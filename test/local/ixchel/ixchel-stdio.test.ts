@@ -344,8 +344,11 @@ describe("ixchel sync progress", () => {
         },
       });
       expect(result.structuredContent).toMatchObject({ scanned: 1200, added: 1200 });
-      expect(updates.length).toBeGreaterThanOrEqual(3);
-      expect(updates.at(-1)).toEqual({ progress: 1200, total: 1200 });
+      // The SDK client handles notifications a microtask after they arrive but a response at once, so a last
+      // notification read in the same chunk as the response is dropped on the client; the raw-lines test in
+      // ixchel-notifications.test.ts shows the server sends it, before the response.
+      expect(updates.length).toBeGreaterThanOrEqual(2);
+      expect(updates.every((u) => u.total === 1200 && u.progress <= 1200)).toBe(true);
       const steps = updates.map((u) => u.progress);
       expect(steps).toEqual([...steps].sort((a, b) => a - b));
       // Without a token, no notification: the same call completes with the answer only.

@@ -62,17 +62,23 @@ export function requestScope(
   const auth = c.get("auth");
   const requestId = c.get("requestId");
   const clock = deps.clock ?? (() => new Date());
+  // On Workers the isolate must stay up until an audit row is written (waitUntil). Node has no execution
+  // context, and Hono's getter throws there (an Error with a stack per call): @hono/node-server's env
+  // carries `incoming`, so Node never asks.
+  const onNode = typeof c.env === "object" && c.env !== null && "incoming" in c.env;
+  const waitUntil = (promise: Promise<void>) => {
+    if (onNode) return;
+    try {
+      c.executionCtx.waitUntil(promise);
+    } catch {
+      // app.request() in tests: no execution context either
+    }
+  };
   return {
     requestId,
     context: (base) => ({ ...base, auth, database: deps.database, requestId, now: clock }),
     observe(event) {
-      const written = audit.record(auditRow(event, { auth, requestId, channel }));
-      // On Workers the isolate must stay up until the row is written; Node has no execution context.
-      try {
-        c.executionCtx.waitUntil(written);
-      } catch {
-        // not on Workers
-      }
+      waitUntil(audit.record(auditRow(event, { auth, requestId, channel })));
     },
     logInternal(error, where) {
       deps.logger.log("error", "internal error", {

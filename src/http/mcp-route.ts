@@ -97,10 +97,10 @@ export function mcpRoute(deps: FacesDeps): Hono<AppEnv> {
       enableJsonResponse: !stream,
     });
     await server.connect(transport);
-    const response = await transport.handleRequest(request, parsedOk ? { parsedBody: parsed } : undefined);
-    // A JSON answer is complete here; an SSE stream closes itself after its last response.
-    if (!stream) void server.close();
-    return response;
+    // Not closed afterwards: a JSON answer is complete when this resolves and an SSE stream closes itself
+    // after its last response; server.close() would only build a ConnectionClosed error (with a stack)
+    // for requests that no longer exist. Both objects are garbage once the response is sent.
+    return transport.handleRequest(request, parsedOk ? { parsedBody: parsed } : undefined);
   });
 
   route.get("/", methodNotAllowed);

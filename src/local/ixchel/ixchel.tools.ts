@@ -149,7 +149,7 @@ export function ixchelRegistry(environment: LocalEnvironment): Registry<LocalCon
         repo,
       }),
       output: searchOutput,
-      annotations: { readOnlyHint: true, openWorldHint: false },
+      annotations: { readOnlyHint: true },
       handler: ({ query, limit, kind, repo }, ctx) =>
         service.withSyncedStore(repo, ctx, (store) =>
           service.search(store, { query, limit, ...(kind ? { kind } : {}) }, ctx.signal),

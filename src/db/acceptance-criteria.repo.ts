@@ -6,7 +6,7 @@ import type { AcceptanceCriterion } from "../core/domain.js";
 import { DomainError } from "../core/errors.js";
 import { nextReference } from "./counters.repo.js";
 import type { Executor, Tx } from "./database.js";
-import { type Actor, checkExpected, creators, iso, nextUpdatedAt } from "./entity-support.js";
+import { type Actor, checkExpected, creators, inWorkspace, iso, nextUpdatedAt } from "./entity-support.js";
 import { acceptanceCriteria, userStories } from "./schema.js";
 import { findUserStoryRow, userStoryNotFound } from "./user-stories.repo.js";
 
@@ -136,7 +136,7 @@ export async function criteriaOfUserStories(
   const rows = await select(ex)
     .where(
       and(
-        eq(acceptanceCriteria.workspaceId, workspaceId),
+        inWorkspace(acceptanceCriteria.workspaceId, workspaceId, true),
         inArray(acceptanceCriteria.userStoryId, storyRowIds),
       ),
     )

@@ -2,14 +2,23 @@
  * What the entity repositories share: timestamps, optimistic concurrency, member lookup and list cursors.
  * Kept apart from any one aggregate so each `*.repo.ts` stays small.
  */
-import { and, eq, sql } from "drizzle-orm";
-import { alias } from "drizzle-orm/sqlite-core";
+import { and, eq, type SQL, sql } from "drizzle-orm";
+import { alias, type SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { DomainError } from "../core/errors.js";
 import type { Executor } from "./database.js";
 import { memberships, users } from "./schema.js";
 
 export const creators = alias(users, "creators");
 export const assignees = alias(users, "assignees");
+
+/**
+ * The workspace condition of a query. When a parent (story, epic) already narrows the rows, it is written
+ * `+workspace_id = ?` so SQLite keeps using the parent's index instead of walking the whole workspace's
+ * rows through the workspace index (the planner has no statistics to tell them apart).
+ */
+export function inWorkspace(column: SQLiteColumn, workspaceId: number, narrowedByParent: boolean): SQL {
+  return narrowedByParent ? sql`+${column} = ${workspaceId}` : eq(column, workspaceId);
+}
 
 /** Who performs a write, and when. */
 export interface Actor {

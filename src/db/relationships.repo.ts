@@ -2,12 +2,12 @@
  * Relationships between requirements (source → target, typed by a relationship type's name). Both ends
  * belong to the same workspace: a requirement of another workspace is simply not found.
  */
-import { and, asc, eq, or } from "drizzle-orm";
+import { and, asc, eq } from "drizzle-orm";
 import { alias } from "drizzle-orm/sqlite-core";
 import type { Relationship } from "../core/domain.js";
 import { DomainError } from "../core/errors.js";
 import type { Executor, Tx } from "./database.js";
-import { type Actor, creators, iso } from "./entity-support.js";
+import { type Actor, creators, inWorkspace, iso } from "./entity-support.js";
 import { relationshipTypeId } from "./requirement-types.repo.js";
 import { findRequirementRow, requirementNotFound } from "./requirements.repo.js";
 import { relationships, relationshipTypes, requirements } from "./schema.js";
@@ -134,16 +134,17 @@ export async function relationshipsOfRequirement(
 ): Promise<{ outgoing: Relationship[]; incoming: Relationship[] }> {
   const row = await findRequirementRow(ex, workspaceId, referenceId);
   if (!row) throw requirementNotFound(referenceId);
-  const all = await select(ex)
+  // Two queries, each on its own index: (workspace, source, …) and (target).
+  const outgoing = await select(ex)
+    .where(and(eq(relationships.workspaceId, workspaceId), eq(relationships.sourceRequirementId, row.id)))
+    .orderBy(asc(relationships.id));
+  const incoming = await select(ex)
     .where(
       and(
-        eq(relationships.workspaceId, workspaceId),
-        or(eq(relationships.sourceRequirementId, row.id), eq(relationships.targetRequirementId, row.id)),
+        inWorkspace(relationships.workspaceId, workspaceId, true),
+        eq(relationships.targetRequirementId, row.id),
       ),
     )
     .orderBy(asc(relationships.id));
-  return {
-    outgoing: all.filter((r) => r.source_requirement_id === referenceId),
-    incoming: all.filter((r) => r.target_requirement_id === referenceId),
-  };
+  return { outgoing, incoming };
 }

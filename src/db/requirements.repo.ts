@@ -14,6 +14,7 @@ import {
   checkExpected,
   creators,
   decodeCursor,
+  inWorkspace,
   iso,
   isPositiveInt,
   memberIdByUsername,
@@ -97,7 +98,7 @@ async function refuseDuplicateTitle(
     .from(requirements)
     .where(
       and(
-        eq(requirements.workspaceId, workspaceId),
+        inWorkspace(requirements.workspaceId, workspaceId, true),
         eq(requirements.userStoryId, storyRowId),
         sql`lower(${requirements.title}) = lower(${title})`,
       ),
@@ -226,7 +227,7 @@ export async function listRequirements(
   const rows = await select(ex)
     .where(
       and(
-        eq(requirements.workspaceId, workspaceId),
+        inWorkspace(requirements.workspaceId, workspaceId, storyRowId !== undefined),
         storyRowId !== undefined ? eq(requirements.userStoryId, storyRowId) : undefined,
         filter.status ? eq(requirements.status, filter.status) : undefined,
         typeId !== undefined ? eq(requirements.typeId, typeId) : undefined,
@@ -251,7 +252,12 @@ export async function requirementsOfUserStories(
 ): Promise<Requirement[]> {
   if (storyRowIds.length === 0) return [];
   const rows = await select(ex)
-    .where(and(eq(requirements.workspaceId, workspaceId), inArray(requirements.userStoryId, storyRowIds)))
+    .where(
+      and(
+        inWorkspace(requirements.workspaceId, workspaceId, true),
+        inArray(requirements.userStoryId, storyRowIds),
+      ),
+    )
     .orderBy(asc(requirements.priority), desc(requirements.createdAt), desc(requirements.id));
   return rows.map(toRequirement);
 }

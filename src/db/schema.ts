@@ -192,6 +192,8 @@ export const userStories = sqliteTable(
   (t) => [
     uniqueIndex("user_stories_workspace_reference").on(t.workspaceId, t.referenceId),
     index("user_stories_epic").on(t.epicId),
+    // Lists page a workspace's rows in id order: (workspace_id, rowid) serves them without a sort.
+    index("user_stories_workspace").on(t.workspaceId),
   ],
 );
 
@@ -222,6 +224,7 @@ export const requirements = sqliteTable(
   (t) => [
     uniqueIndex("requirements_workspace_reference").on(t.workspaceId, t.referenceId),
     index("requirements_user_story").on(t.userStoryId),
+    index("requirements_workspace").on(t.workspaceId),
   ],
 );
 

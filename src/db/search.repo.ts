@@ -342,7 +342,7 @@ async function requirementDetails(ex: Executor, workspaceId: number, ids: number
     FROM requirements r
     JOIN user_stories s ON s.id = r.user_story_id
     JOIN requirement_types t ON t.id = r.type_id
-    WHERE r.workspace_id = ${workspaceId} AND r.id IN (${sql.join(
+    WHERE +r.workspace_id = ${workspaceId} AND r.id IN (${sql.join(
       ids.map((i) => sql`${i}`),
       sql`, `,
     )})`);

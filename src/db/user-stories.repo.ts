@@ -13,6 +13,7 @@ import {
   checkExpected,
   creators,
   decodeCursor,
+  inWorkspace,
   iso,
   isPositiveInt,
   memberIdByUsername,
@@ -94,7 +95,7 @@ async function refuseDuplicateTitle(
     .from(userStories)
     .where(
       and(
-        eq(userStories.workspaceId, workspaceId),
+        inWorkspace(userStories.workspaceId, workspaceId, true),
         eq(userStories.epicId, epicRowId),
         sql`lower(${userStories.title}) = lower(${title})`,
       ),
@@ -212,7 +213,7 @@ export async function listUserStories(
   const rows = await select(ex)
     .where(
       and(
-        eq(userStories.workspaceId, workspaceId),
+        inWorkspace(userStories.workspaceId, workspaceId, epicRowId !== undefined),
         epicRowId !== undefined ? eq(userStories.epicId, epicRowId) : undefined,
         filter.status ? eq(userStories.status, filter.status) : undefined,
         after !== undefined ? gt(userStories.id, after) : undefined,
@@ -230,7 +231,7 @@ export async function userStoriesOfEpic(
   epicRowId: number,
 ): Promise<(UserStory & { id: number })[]> {
   const rows = await select(ex)
-    .where(and(eq(userStories.workspaceId, workspaceId), eq(userStories.epicId, epicRowId)))
+    .where(and(inWorkspace(userStories.workspaceId, workspaceId, true), eq(userStories.epicId, epicRowId)))
     .orderBy(asc(userStories.id));
   return rows.map((row) => ({ ...toUserStory(row), id: row.id }));
 }

@@ -283,12 +283,14 @@ export async function factsForInsert(
   fh: FileHandle,
   chapter: string,
   signal?: AbortSignal,
+  title?: string,
 ): Promise<FileFacts> {
   let categoryPrefix: string | undefined;
   const chapterPrefixes = new Set<string>();
   let target: ChapterFacts | undefined;
   let inTarget = false;
   let everyHeading = false;
+  const titleBytes = title === undefined ? undefined : Buffer.from(title, "utf8");
   const visit = (e: CategoryEvent) => {
     if (e.kind === "chapter") {
       if (inTarget && target) target.end = e.line.start;
@@ -305,9 +307,28 @@ export async function factsForInsert(
     }
     if (inTarget && target) addToChapter(target, e);
   };
+  /**
+   * Inside the target chapter, once its prefix is known, a requirement heading is counted from its bytes
+   * (its number) and decoded only when it may carry the new title: `titles` then holds just the
+   * candidates, which is all the uniqueness check needs.
+   */
+  const wantH2 = (buf: Buffer, start: number, end: number): boolean => {
+    if (everyHeading || categoryPrefix === undefined) return true;
+    if (!inTarget || !target) return false;
+    if (!target.prefix || !titleBytes) return true;
+    const number = headingNumber(buf, start, end, target.prefix);
+    if (number === undefined) return true; // an unusual shape: let the parser decide
+    const colon = buf.indexOf(COLON, start);
+    if (buf.subarray(colon, end).indexOf(titleBytes) >= 0) return true; // counted when decoded
+    target.requirements++;
+    if (number > target.maxNumber) target.maxNumber = number;
+    return false;
+  };
   let summary = await walkCategory(fh, visit, {
     signal,
-    wantH2: () => everyHeading || inTarget || categoryPrefix === undefined,
+    wantH2,
+    // Outside the target chapter, once the category prefix is known, only chapter headings matter.
+    fastH2: { needles: [], active: () => !everyHeading && !inTarget && categoryPrefix !== undefined },
   });
   if (inTarget && target) target.end = summary.size;
   if (!target?.prefix) {
@@ -321,6 +342,34 @@ export async function factsForInsert(
     if (inTarget && target) (target as ChapterFacts).end = summary.size;
   }
   return { summary, categoryPrefix, chapterPrefixes, chapter: target };
+}
+
+/**
+ * The number of a `{cat}.{chapter}.{n}:` heading whose chapter prefix is `prefix` (ASCII case-insensitive),
+ * read from the bytes after `## `; undefined for anything else (then the heading is decoded and parsed).
+ */
+function headingNumber(buf: Buffer, start: number, end: number, prefix: string): number | undefined {
+  let s = start;
+  while (s < end && (buf[s] === 0x20 || buf[s] === 0x09)) s++;
+  const colon = buf.indexOf(COLON, s);
+  if (colon < 0 || colon >= end) return undefined;
+  const lastDot = buf.lastIndexOf(0x2e, colon);
+  const firstDot = buf.indexOf(0x2e, s);
+  if (firstDot <= s || lastDot <= firstDot + 1 || lastDot >= colon) return undefined;
+  // Same shape as the parser's: `{a}.{b}.{digits}:` then the end or a blank, no blank inside the index.
+  const next = buf[colon + 1];
+  if (colon + 1 < end && next !== 0x20 && next !== 0x09) return undefined;
+  const index = buf.toString("latin1", s, colon);
+  if (/[\s]/.test(index) || /[^\x21-\x7e]/.test(index)) return undefined;
+  const chapterPart = buf.toString("latin1", firstDot + 1, lastDot);
+  if (chapterPart.includes(".") || chapterPart.toUpperCase() !== prefix.toUpperCase()) return undefined;
+  let n = 0;
+  for (let i = lastDot + 1; i < colon; i++) {
+    const d = (buf[i] as number) - ZERO;
+    if (d < 0 || d > 9) return undefined;
+    n = n * 10 + d;
+  }
+  return lastDot + 1 < colon && Number.isSafeInteger(n) ? n : undefined;
 }
 
 function newChapter(name: string, line: HeadingLine): ChapterFacts {

@@ -261,7 +261,7 @@ export async function insertRequirement(
       const fh = await openCategory(path); // step 1: absent → created by the write below
       try {
         const facts: FileFacts = fh
-          ? await factsForInsert(fh, input.chapter, signal)
+          ? await factsForInsert(fh, input.chapter, signal, input.title)
           : {
               summary: EMPTY_SUMMARY,
               categoryPrefix: undefined,

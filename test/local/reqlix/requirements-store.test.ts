@@ -220,6 +220,24 @@ describe("headings written by hand", () => {
   });
 });
 
+describe("numbers and titles read from heading bytes (insert's fast path)", () => {
+  it("counts only well-formed headings with the chapter's prefix, and finds duplicate titles exactly", async () => {
+    await seed(
+      "general",
+      "# A\n\n## G.A.3: first\n\nx\n\n## g.a.7: Same thing\n\ny\n\n## G.A.9:no-space\n\nz\n\n" +
+        "## G.B.20: other prefix\n\nw\n\n## G.A.x: not a number\n\nv\n\n# B\n\n## G.B.1: b\n",
+    );
+    await expect(insert("general", "A", "Same thing", "dup")).rejects.toThrow(
+      /^Title already exists in chapter.*g\.a\.7/,
+    );
+    expect((await insert("general", "A", "Same", "not a duplicate of Same thing")).index).toBe("G.A.8");
+    await expect(insert("general", "A", "first", "again?")).rejects.toThrow(
+      /^Title already exists in chapter.*G\.A\.3/,
+    );
+    expect((await insert("general", "A", "third", "z")).index).toBe("G.A.9");
+  });
+});
+
 describe("with tiny read chunks (every line and fence crosses a chunk boundary)", () => {
   beforeEach(() => setChunkSizeForTests(5));
   afterEach(() => setChunkSizeForTests(1 << 20));

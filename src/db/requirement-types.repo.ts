@@ -1,7 +1,7 @@
 /**
  * Requirement types and relationship types: per workspace, seeded when a workspace is created
- * (workspaces.repo.ts, core/seeds.ts), managed by its admins. Names are matched case-insensitively; tools always show names, never internal ids
- * (user-story spec, criterion 9).
+ * (workspaces.repo.ts, core/seeds.ts), managed by its admins. Names are matched case-insensitively; tools
+ * always show names, never internal ids (user-story spec, criterion 1.9).
  */
 import { asc, eq, sql } from "drizzle-orm";
 import type { NamedType } from "../core/domain.js";

@@ -14,8 +14,10 @@ import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validatio
 import type { Hono } from "hono";
 import pkg from "../package.json" with { type: "json" };
 import { type CreateAppDeps, createApp } from "./app.js";
-import { databaseFromClient } from "./db/database.js";
-import type { AppEnv } from "./http/context.js";
+import { recordAudit } from "./db/audit.repo.js";
+import { type Database, databaseFromClient } from "./db/database.js";
+import type { AuditSink } from "./http/audit.js";
+import type { AppEnv, Logger } from "./http/context.js";
 import { createJsonLogger } from "./http/logger.js";
 import { parseRateLimit } from "./http/rate-limit.js";
 import { MemoryRateLimiter } from "./http/rate-limit-memory.js";
@@ -45,6 +47,28 @@ function list(value: string | undefined): string[] {
     .filter((s) => s !== "");
 }
 
+/**
+ * Audit rows written by the request that produced them (the faces hand the promise to `waitUntil`). The
+ * shared group-commit sink of Node must not be used here: a batch started by one request would carry
+ * other requests' rows, and workerd cancels that work as hung once the first request is done, leaving its
+ * write transaction open on the database until the server expires it.
+ */
+function requestScopedAuditSink(database: Database, logger: Logger): AuditSink {
+  return {
+    async record(event) {
+      try {
+        await database.write((tx) => recordAudit(tx, event));
+      } catch (error) {
+        logger.log("error", "audit row could not be written", {
+          requestId: event.requestId,
+          error: error instanceof Error ? error.message : String(error),
+        });
+      }
+    },
+    async flush() {},
+  };
+}
+
 /** Checks the bindings and builds what `createApp` needs; throws a message that says which binding to fix. */
 export function workerDeps(env: Env): CreateAppDeps {
   const url = env.LIBSQL_URL?.trim();
@@ -67,9 +91,15 @@ export function workerDeps(env: Env): CreateAppDeps {
   const rateLimiter = env.RATE_LIMITER
     ? workersRateLimiter(env.RATE_LIMITER satisfies RateLimitBinding, RATE_LIMIT_PERIOD_SECONDS)
     : new MemoryRateLimiter({ limit: parseRateLimit(env.REQLIX_RATE_LIMIT) });
+  // No in-isolate write queue: a promise chain shared by requests makes one request continue in another's
+  // I/O context, and workerd cancels it as hung once that request has finished (seen with audit rows
+  // written in waitUntil). The database server orders writes itself; the embedded-file bug that needs the
+  // queue (libsql-client-ts#352) does not exist over HTTP.
+  const database = databaseFromClient(client, { serializeWrites: false });
   return {
-    database: databaseFromClient(client, { serializeWrites: true }),
+    database,
     logger,
+    audit: requestScopedAuditSink(database, logger),
     version: pkg.version,
     allowedOrigins: list(env.ALLOWED_ORIGINS),
     rateLimiter,

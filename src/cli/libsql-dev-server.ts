@@ -42,6 +42,8 @@ export interface LibsqlDevServerOptions {
   busyWaitMs?: number;
   /** Largest accepted request body. Default 16 MiB. */
   maxBodyBytes?: number;
+  /** Receives one line per pipeline request (stream, what ran, how long): for debugging. */
+  log?: (line: string) => void;
 }
 
 export interface LibsqlDevServer {
@@ -121,6 +123,25 @@ function tokenMatches(header: string | undefined, token: string): boolean {
   return given.length === expected.length && timingSafeEqual(given, expected);
 }
 
+/** `execute BEGIN IMMEDIATE, batch[4], close` — the first words of each statement, never arguments. */
+function describeRequests(requests: unknown[]): string {
+  const words = (sql: unknown) =>
+    typeof sql === "string" ? sql.trim().split(/\s+/).slice(0, 2).join(" ") : "#";
+  return requests
+    .map((r) => {
+      const req = r as {
+        type?: string;
+        stmt?: { sql?: unknown };
+        batch?: { steps?: { stmt?: { sql?: unknown } }[] };
+      };
+      if (req.type === "execute") return `execute ${words(req.stmt?.sql)}`;
+      if (req.type === "batch")
+        return `batch[${(req.batch?.steps ?? []).map((s) => words(s.stmt?.sql)).join("; ")}]`;
+      return String(req.type);
+    })
+    .join(", ");
+}
+
 export async function startLibsqlDevServer(options: LibsqlDevServerOptions): Promise<LibsqlDevServer> {
   const streamIdleMs = options.streamIdleMs ?? 15_000;
   const busyWaitMs = options.busyWaitMs ?? 5_000;
@@ -184,6 +205,7 @@ export async function startLibsqlDevServer(options: LibsqlDevServerOptions): Pro
       );
     }
     const { baton, requests } = parsed.data;
+    const started = Date.now();
     const stream = baton ? take(baton) : new DevStream({ open, release, busyWaitMs });
     const results: StreamResult[] = [];
     try {
@@ -205,6 +227,9 @@ export async function startLibsqlDevServer(options: LibsqlDevServerOptions): Pro
       throw error;
     }
     const next = stream.closed ? null : park(stream);
+    options.log?.(
+      `stream ${stream.id} ${baton ? "continued" : "opened"}: ${describeRequests(requests)} → ${results.map((r) => (r.type === "ok" ? "ok" : `error ${r.error.code}`)).join(", ")} in ${Date.now() - started} ms${next ? "" : ", closed"}${stream.inTransaction ? ", in transaction" : ""}`,
+    );
     return toJson({ baton: next, base_url: null, results });
   };
 
@@ -297,9 +322,10 @@ function parseArgs(argv: string[]): LibsqlDevServerOptions {
     else if (flag === "--port") options.port = Number(need());
     else if (flag === "--host") options.host = need();
     else if (flag === "--auth-token") options.authToken = need();
+    else if (flag === "--verbose") options.log = (line) => console.log(line);
     else if (flag === "--help" || flag === "-h") {
       console.log(
-        "Usage: libsql-dev-server [--file .data/reqlix-dev.db] [--port 8080] [--host 127.0.0.1] [--auth-token T]\n" +
+        "Usage: libsql-dev-server [--file .data/reqlix-dev.db] [--port 8080] [--host 127.0.0.1] [--auth-token T] [--verbose]\n" +
           "Env: LIBSQL_DEV_FILE, LIBSQL_DEV_PORT, LIBSQL_DEV_HOST, LIBSQL_DEV_AUTH_TOKEN.",
       );
       process.exit(0);

@@ -96,7 +96,11 @@ function bindParams(stmt: HranaStmt): Params {
   return named;
 }
 
+let nextStreamId = 1;
+
 export class DevStream {
+  /** For logs only. */
+  readonly id = nextStreamId++;
   readonly #options: DevStreamOptions;
   #db: Connection | undefined;
   /**

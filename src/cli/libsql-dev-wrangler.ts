@@ -45,6 +45,11 @@ export interface WranglerDevOptions {
   port: number;
   /** Worker entry to run instead of wrangler.toml's `main` (e.g. a test-only entry), relative to the repo. */
   entry?: string;
+  /**
+   * `entry` is an already bundled Worker (from `bundleWorker`): run it as is. wrangler then watches only that
+   * file, so edits elsewhere in the tree cannot restart the Worker in the middle of a test.
+   */
+  noBundle?: boolean;
   ip?: string;
   /** Plain variables for the Worker (`--var NAME:value`); never put secrets here (they show in `ps`). */
   vars?: Record<string, string>;
@@ -66,6 +71,38 @@ export interface WranglerDev {
   stop(graceMs?: number): Promise<void>;
 }
 
+/**
+ * Bundles the Worker as `wrangler deploy` would (`--dry-run`: no upload, no login) into `outdir`; returns
+ * the path of the bundled module. `entry` defaults to wrangler.toml's `main`.
+ */
+export async function bundleWorker(options: { outdir: string; entry?: string }): Promise<string> {
+  const args = [
+    WRANGLER_BIN,
+    "deploy",
+    ...(options.entry ? [resolve(REPO_ROOT, options.entry)] : []),
+    "--config",
+    resolve(REPO_ROOT, "wrangler.toml"),
+    "--dry-run",
+    "--outdir",
+    options.outdir,
+  ];
+  const child = spawn(process.execPath, args, {
+    cwd: REPO_ROOT,
+    env: { ...process.env, ...OFFLINE_WRANGLER_ENV },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  child.stdout?.on("data", (c: Buffer) => {
+    output += c.toString("utf8");
+  });
+  child.stderr?.on("data", (c: Buffer) => {
+    output += c.toString("utf8");
+  });
+  const code = await new Promise<number | null>((done) => child.once("exit", (c) => done(c)));
+  if (code !== 0) throw new Error(`wrangler deploy --dry-run failed (exit ${code}):\n${output}`);
+  return resolve(options.outdir, "worker.js");
+}
+
 export function startWranglerDev(options: WranglerDevOptions): WranglerDev {
   const ip = options.ip ?? "127.0.0.1";
   const args = [
@@ -82,6 +119,7 @@ export function startWranglerDev(options: WranglerDevOptions): WranglerDev {
     "--inspector-port",
     "0",
     "--show-interactive-dev-session=false",
+    ...(options.noBundle ? ["--no-bundle"] : []),
     ...(options.persistTo ? ["--persist-to", options.persistTo] : []),
     ...Object.entries(options.vars ?? {}).flatMap(([name, value]) => ["--var", `${name}:${value}`]),
   ];

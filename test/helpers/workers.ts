@@ -1,7 +1,7 @@
 /**
  * The real Worker under `wrangler dev` (local mode, workerd, offline) over the local libSQL endpoint, on a
- * freshly migrated and bootstrapped database in a temp folder: exactly what `npm run dev` runs, with a
- * token known to the test. Reusable by end-to-end tests: keep this interface stable.
+ * freshly migrated and bootstrapped database in a temp folder: what `npm run dev` runs, with a token known
+ * to the test, and by default the very bundle `wrangler deploy` would upload. Reusable by end-to-end tests: keep this interface stable.
  *
  *   const worker = await startWorker();   // { url, token, libsqlUrl, dbFile, output, close }
  *   startWorker({ entry: "test/…/my-worker.ts", vars: { ALLOWED_ORIGINS: "…" } })   // another entry
@@ -11,7 +11,12 @@
 import { join } from "node:path";
 import { prepareDevDatabase } from "../../src/cli/libsql-dev-database.js";
 import { type LibsqlDevServer, startLibsqlDevServer } from "../../src/cli/libsql-dev-server.js";
-import { freePort, startWranglerDev, type WranglerDev } from "../../src/cli/libsql-dev-wrangler.js";
+import {
+  bundleWorker,
+  freePort,
+  startWranglerDev,
+  type WranglerDev,
+} from "../../src/cli/libsql-dev-wrangler.js";
 import { generateToken } from "../../src/core/tokens.js";
 import { tempDir } from "./companion.js";
 
@@ -36,6 +41,11 @@ export interface StartWorkerOptions {
   vars?: Record<string, string>;
   /** A Worker entry other than src/worker.ts (a test-only entry), relative to the repo root. */
   entry?: string;
+  /**
+   * false (default): bundle once, as `wrangler deploy` would, and run that bundle, so edits to the working
+   * tree during the test cannot restart the Worker mid-request. true: wrangler watches the sources.
+   */
+  watch?: boolean;
 }
 
 export async function startWorker(options: StartWorkerOptions = {}): Promise<StartedWorker> {
@@ -51,12 +61,19 @@ export async function startWorker(options: StartWorkerOptions = {}): Promise<Sta
   };
   try {
     await prepareDevDatabase(dbFile, { bootstrapToken: token });
+    const entry = options.watch
+      ? options.entry
+      : await bundleWorker({
+          outdir: join(dir.path, "bundle"),
+          ...(options.entry ? { entry: options.entry } : {}),
+        });
     endpoint = await startLibsqlDevServer({ file: dbFile, port: 0 });
     // The port is free when asked; if another process takes it before wrangler binds, try another one.
     for (let attempt = 1; ; attempt++) {
       wrangler = startWranglerDev({
         port: await freePort(),
-        ...(options.entry ? { entry: options.entry } : {}),
+        ...(entry ? { entry } : {}),
+        noBundle: !options.watch,
         vars: { LIBSQL_URL: endpoint.url, ...options.vars },
         persistTo: join(dir.path, "wrangler-state"),
         stdio: "pipe",

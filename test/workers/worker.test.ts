@@ -154,6 +154,44 @@ describe("the Worker under wrangler dev", () => {
     expect(body.result?.structuredContent?.reference_id).toBe("EP-001");
   });
 
+  it("writes back to back without a transaction left open: each call is quick and audited in workerd", async () => {
+    // Regression: audit rows batched across requests ran in a finished request's context; workerd cancelled
+    // them mid-transaction and the next write waited for the lock until the endpoint expired the stream.
+    const ids: string[] = [];
+    for (let i = 0; i < 6; i++) {
+      const started = Date.now();
+      const res = await rpc(
+        {
+          jsonrpc: "2.0",
+          id: 100 + i,
+          method: "tools/call",
+          params: { name: "create_epic", arguments: { title: `Back to back ${i}` } },
+        },
+        worker.token,
+      );
+      const body = (await res.json()) as { result?: { structuredContent?: { reference_id?: string } } };
+      expect(res.status).toBe(200);
+      expect(Date.now() - started).toBeLessThan(4_000);
+      ids.push(body.result?.structuredContent?.reference_id ?? "missing");
+    }
+    expect(new Set(ids).size).toBe(6);
+    expect(worker.output()).not.toContain("hung");
+    const file = createClient({ url: `file:${worker.dbFile}` });
+    try {
+      let audited = 0;
+      for (let i = 0; i < 50 && audited < 6; i++) {
+        const rs = await file.execute(
+          "SELECT count(*) AS c FROM audit_events WHERE channel = 'jsonrpc' AND target = 'create_epic' AND outcome = 'ok'",
+        );
+        audited = Number(rs.rows[0]?.c);
+        if (audited < 6) await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(audited).toBeGreaterThanOrEqual(6);
+    } finally {
+      file.close();
+    }
+  });
+
   it("refuses /mcp without a token", async () => {
     const client = new Client({ name: "reqlix-worker-test", version: "1.0.0" });
     const transport = new StreamableHTTPClientTransport(new URL(`${worker.url}/mcp`));

@@ -386,6 +386,26 @@ describe("types", () => {
   });
 });
 
+describe("concurrency", () => {
+  test("20 concurrent create_requirement calls from two clients: all acknowledged, ids unique and stored", async () => {
+    const other = await h.connect(await h.member("cody", "editor"));
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        ok<Entity>(i % 2 === 0 ? editor : other, "create_requirement", {
+          user_story_id: "US-002",
+          title: `Parallel requirement ${i}`,
+          type: "Functional",
+          priority: 3,
+        }),
+      ),
+    );
+    const ids = results.map((r) => r.reference_id);
+    expect(new Set(ids).size).toBe(20);
+    const stored = await ok<Page>(viewer, "list_requirements", { user_story_id: "US-002", limit: 100 });
+    for (const id of ids) expect(stored.items.map((r) => r.reference_id)).toContain(id);
+  });
+});
+
 describe("roles", () => {
   test("a viewer gets Forbidden from every tool that writes (reads are used by the viewer throughout this file)", async () => {
     const writers = compiled.toolList.filter((t) => t.annotations.readOnlyHint !== true);

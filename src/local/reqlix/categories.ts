@@ -4,7 +4,7 @@
  * categories: a symbolic link is never followed, so nothing outside the directory is read.
  */
 import { constants } from "node:fs";
-import { type FileHandle, open, readdir, stat } from "node:fs/promises";
+import { type FileHandle, open, readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { DomainError } from "../../core/errors.js";
 import { storedCategoryPrefix } from "./category-file.js";
@@ -96,13 +96,4 @@ export async function findCategoryByPrefix(dir: string, prefix: string, index: s
     } Check the index, or call reqlix_get_categories and reqlix_get_requirements to find the right one.`,
     index,
   );
-}
-
-export async function exists(path: string): Promise<boolean> {
-  try {
-    await stat(path);
-    return true;
-  } catch {
-    return false;
-  }
 }

@@ -16,12 +16,6 @@ export function formatReference(prefix: string, n: number): string {
   return `${prefix}-${String(n).padStart(3, "0")}`;
 }
 
-/** Case-insensitive pattern for a prefix, as advertised in input schemas (`^[Uu][Ss]-\d+$`). */
-export function referencePattern(prefix: string): RegExp {
-  const letters = [...prefix].map((c) => `[${c.toUpperCase()}${c.toLowerCase()}]`).join("");
-  return new RegExp(`^${letters}-\\d+$`);
-}
-
 /** `us-47` → `US-047`; `US-0047` → `US-047`. Returns undefined when `id` is not of this prefix. */
 export function normalizeReference(prefix: string, id: string): string | undefined {
   const m = /^([A-Za-z]+)-(\d+)$/.exec(id.trim());

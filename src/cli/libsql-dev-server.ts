@@ -305,10 +305,9 @@ export async function startLibsqlDevServer(options: LibsqlDevServerOptions): Pro
 
 function parseArgs(argv: string[]): LibsqlDevServerOptions {
   const options: LibsqlDevServerOptions = {
-    file: process.env.LIBSQL_DEV_FILE ?? ".data/reqlix-dev.db",
-    port: Number(process.env.LIBSQL_DEV_PORT ?? 8080),
-    host: process.env.LIBSQL_DEV_HOST ?? "127.0.0.1",
-    ...(process.env.LIBSQL_DEV_AUTH_TOKEN ? { authToken: process.env.LIBSQL_DEV_AUTH_TOKEN } : {}),
+    file: process.env.REQLIX_DEV_DB_FILE || ".data/reqlix-dev.db",
+    port: Number(process.env.LIBSQL_DEV_PORT || 8080),
+    host: "127.0.0.1",
   };
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i];
@@ -326,7 +325,7 @@ function parseArgs(argv: string[]): LibsqlDevServerOptions {
     else if (flag === "--help" || flag === "-h") {
       console.log(
         "Usage: libsql-dev-server [--file .data/reqlix-dev.db] [--port 8080] [--host 127.0.0.1] [--auth-token T] [--verbose]\n" +
-          "Env: LIBSQL_DEV_FILE, LIBSQL_DEV_PORT, LIBSQL_DEV_HOST, LIBSQL_DEV_AUTH_TOKEN.",
+          "Env: REQLIX_DEV_DB_FILE (the file), LIBSQL_DEV_PORT (the port). Serves one file to local tools only.",
       );
       process.exit(0);
     } else throw new Error(`Unknown option ${flag}. Run with --help for the options.`);

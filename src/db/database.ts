@@ -38,7 +38,11 @@ export interface Database {
 }
 
 export interface DatabaseOptions {
-  /** Serialize writes behind one async mutex (default true; required for the embedded client). */
+  /**
+   * Serialize writes behind one async mutex. Default: on for the embedded client (`file:`, where the BUSY
+   * bug lives), off for remote ones. Keep it off in a Worker: a request that workerd cancels mid-write
+   * would never release the queue, and every later write would wait forever.
+   */
   serializeWrites?: boolean;
   /** Also queue reads behind writes: needed when the client has a single connection (`:memory:`). */
   serializeReads?: boolean;
@@ -94,7 +98,7 @@ const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 export function databaseFromClient(client: Client, options: DatabaseOptions = {}): Database {
   const db = drizzle(client, { schema });
   const writes = new AsyncMutex();
-  const serializeWrites = options.serializeWrites ?? true;
+  const serializeWrites = options.serializeWrites ?? client.protocol === "file";
   const serializeReads = options.serializeReads ?? false;
   const busyRetries = options.busyRetries ?? 8;
   let closed = false;
@@ -138,6 +142,8 @@ export function databaseFromClient(client: Client, options: DatabaseOptions = {}
       try {
         return await fn(db);
       } catch (err) {
+        // A reconnect after a writer's BUSY closes the connection this read was using: just read again.
+        if (!closed && (err as { code?: unknown }).code === "CLIENT_CLOSED") return await fn(db);
         if (!isBusyError(err)) throw err;
         // Reconnect inside the write queue so no write transaction is holding a connection we close.
         if (serializeReads) await reconnect();

@@ -89,7 +89,7 @@ export function ftsQuery(query: string): { match: string; exact?: { kind: Search
   const chunks = query
     .normalize("NFKC")
     .split(/\s+/)
-    .map((c) => c.replace(/"/g, ""))
+    .map((c) => c.replace(/"/g, " ").trim())
     .filter((c) => /[\p{L}\p{N}]/u.test(c));
   if (chunks.length === 0) {
     throw DomainError.invalid(

@@ -1,7 +1,7 @@
 /** Acceptance criteria: the testable conditions of a user story. */
 import { z } from "zod";
 import { createAcceptanceCriterion, updateAcceptanceCriterion } from "../db/acceptance-criteria.repo.js";
-import { actor, CREATE, hostedTool, UPDATE } from "./access.js";
+import { actor, CREATE, hostedTool, requireChanges, UPDATE } from "./access.js";
 import { criterionId, criterionOutput, expectedUpdatedAt, title, userStoryId } from "./schemas.js";
 
 const criterionText = () =>
@@ -43,7 +43,13 @@ export const updateAcceptanceCriteriaTool = hostedTool({
   annotations: UPDATE,
   handler: ({ acceptance_criteria_id, ...patch }, ctx) =>
     ctx.database.write((tx) =>
-      updateAcceptanceCriterion(tx, ctx.auth.workspaceId, acceptance_criteria_id, patch, actor(ctx)),
+      updateAcceptanceCriterion(
+        tx,
+        ctx.auth.workspaceId,
+        acceptance_criteria_id,
+        requireChanges("update_acceptance_criteria", patch),
+        actor(ctx),
+      ),
     ),
 });
 

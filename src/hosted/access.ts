@@ -38,6 +38,19 @@ export function hostedTool<I extends AnyZodObject, O>(
   });
 }
 
+/**
+ * An update must change something: a call with only the id (and expected_updated_at) is a mistake the
+ * model should hear about, not a silent new revision.
+ */
+export function requireChanges<P extends Record<string, unknown>>(tool: string, patch: P): P {
+  const changed = Object.entries(patch).filter(([k, v]) => k !== "expected_updated_at" && v !== undefined);
+  if (changed.length > 0) return patch;
+  throw DomainError.invalid(
+    `${tool} needs at least one field to change; pass the new values of the fields to update.`,
+    [{ field: "(arguments)", message: "no field to change" }],
+  );
+}
+
 /** The writer and the time of a write, from the request. */
 export function actor(ctx: HostedContext): Actor {
   return { userId: ctx.auth.userId, now: ctx.now() };

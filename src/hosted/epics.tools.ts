@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { createEpic, getEpic, listEpics, updateEpic } from "../db/epics.repo.js";
 import { epicHierarchy } from "../db/hierarchy.repo.js";
-import { actor, CREATE, hostedTool, READ, UPDATE } from "./access.js";
+import { actor, CREATE, hostedTool, READ, requireChanges, UPDATE } from "./access.js";
 import {
   assignee,
   clearableAssignee,
@@ -55,7 +55,9 @@ export const updateEpicTool = hostedTool({
   output: epicOutput,
   annotations: UPDATE,
   handler: ({ epic_id, ...patch }, ctx) =>
-    ctx.database.write((tx) => updateEpic(tx, ctx.auth.workspaceId, epic_id, patch, actor(ctx))),
+    ctx.database.write((tx) =>
+      updateEpic(tx, ctx.auth.workspaceId, epic_id, requireChanges("update_epic", patch), actor(ctx)),
+    ),
 });
 
 export const getEpicTool = hostedTool({

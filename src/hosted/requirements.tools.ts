@@ -7,7 +7,7 @@ import {
   listRequirements,
   updateRequirement,
 } from "../db/requirements.repo.js";
-import { actor, CREATE, hostedTool, READ, UPDATE } from "./access.js";
+import { actor, CREATE, hostedTool, READ, requireChanges, UPDATE } from "./access.js";
 import {
   assignee,
   clearableAssignee,
@@ -75,7 +75,13 @@ export const updateRequirementTool = hostedTool({
   annotations: UPDATE,
   handler: ({ requirement_id, ...patch }, ctx) =>
     ctx.database.write((tx) =>
-      updateRequirement(tx, ctx.auth.workspaceId, requirement_id, patch, actor(ctx)),
+      updateRequirement(
+        tx,
+        ctx.auth.workspaceId,
+        requirement_id,
+        requireChanges("update_requirement", patch),
+        actor(ctx),
+      ),
     ),
 });
 

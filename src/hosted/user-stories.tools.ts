@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { userStoryTree } from "../db/hierarchy.repo.js";
 import { createUserStory, listUserStories, updateUserStory } from "../db/user-stories.repo.js";
-import { actor, CREATE, hostedTool, READ, UPDATE } from "./access.js";
+import { actor, CREATE, hostedTool, READ, requireChanges, UPDATE } from "./access.js";
 import {
   assignee,
   clearableAssignee,
@@ -57,7 +57,15 @@ export const updateUserStoryTool = hostedTool({
   output: userStoryOutput,
   annotations: UPDATE,
   handler: ({ user_story_id, ...patch }, ctx) =>
-    ctx.database.write((tx) => updateUserStory(tx, ctx.auth.workspaceId, user_story_id, patch, actor(ctx))),
+    ctx.database.write((tx) =>
+      updateUserStory(
+        tx,
+        ctx.auth.workspaceId,
+        user_story_id,
+        requireChanges("update_user_story", patch),
+        actor(ctx),
+      ),
+    ),
 });
 
 export const getUserStoryTool = hostedTool({

@@ -348,6 +348,12 @@ async function main(): Promise<void> {
   }
   const server = await startLibsqlDevServer(options);
   console.log(`libSQL dev endpoint (Hrana over HTTP v2) on ${server.url}, file ${options.file}`);
+  const loopback = /^(127\.|::1$|localhost$)/.test(options.host ?? "127.0.0.1");
+  if (!loopback && options.authToken === undefined) {
+    console.warn(
+      `Warning: ${options.host} is reachable from other machines and no --auth-token is set: anyone there can read and write the database.`,
+    );
+  }
   const stop = () => {
     server.close().then(() => process.exit(0));
   };

@@ -2,7 +2,8 @@
  * The local libSQL endpoint against the real `@libsql/client/web` (the client the Worker uses), plus the
  * raw wire format for what that client never sends (conditions, stored SQL, protocol errors).
  */
-import { join } from "node:path";
+import { spawn, spawnSync } from "node:child_process";
+import { join, resolve } from "node:path";
 import { type Client, createClient, LibsqlError } from "@libsql/client/web";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type LibsqlDevServer, startLibsqlDevServer } from "../../src/cli/libsql-dev-server.js";
@@ -499,5 +500,55 @@ describe("busy handling", () => {
     } finally {
       await quick.close();
     }
+  });
+});
+
+describe("the endpoint as a command", () => {
+  const cli = resolve(import.meta.dirname, "../../src/cli/libsql-dev-server.ts");
+
+  it("serves a file until SIGTERM, printing its URL", async () => {
+    const child = spawn(
+      process.execPath,
+      ["--import", "tsx", cli, "--file", join(dir.path, "cli.db"), "--port", "0"],
+      {
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
+    const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
+    try {
+      let out = "";
+      child.stdout.on("data", (c: Buffer) => {
+        out += c.toString("utf8");
+      });
+      const deadline = Date.now() + 30_000;
+      while (!/on (http:\/\/\S+),/.test(out)) {
+        if (Date.now() > deadline || child.exitCode !== null) throw new Error(`no URL printed: ${out}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      const url = /on (http:\/\/\S+),/.exec(out)?.[1] as string;
+      const client = createClient({ url });
+      try {
+        const rs = await client.execute("SELECT 40 + 2 AS answer");
+        expect(rs.rows[0]?.answer).toBe(42);
+      } finally {
+        client.close();
+      }
+    } finally {
+      child.kill("SIGTERM");
+    }
+    expect(await exited).toBe(0);
+  });
+
+  it("refuses an unknown option and a bad port, saying what to fix", () => {
+    const unknown = spawnSync(process.execPath, ["--import", "tsx", cli, "--flie", "x.db"], {
+      encoding: "utf8",
+    });
+    expect(unknown.status).toBe(2);
+    expect(unknown.stderr).toContain("Unknown option --flie");
+    const port = spawnSync(process.execPath, ["--import", "tsx", cli, "--port", "99999"], {
+      encoding: "utf8",
+    });
+    expect(port.status).toBe(2);
+    expect(port.stderr).toContain("The port must be an integer from 0 to 65535");
   });
 });

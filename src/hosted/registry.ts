@@ -6,6 +6,8 @@
 import type { Registry } from "../core/registry.js";
 import { acceptanceCriteriaTools } from "./acceptance-criteria.tools.js";
 import type { HostedContext } from "./context.js";
+import { docsetResources } from "./docsets.resources.js";
+import { docsetTools } from "./docsets.tools.js";
 import { epicTools } from "./epics.tools.js";
 import { HOSTED_INSTRUCTIONS } from "./instructions.js";
 import { hostedPrompts } from "./prompts.js";
@@ -30,8 +32,9 @@ export const hostedRegistry: Registry<HostedContext> = {
     ...acceptanceCriteriaTools,
     ...relationshipTools,
     ...typeTools,
+    ...docsetTools,
   ],
-  resources: hostedResources,
+  resources: [...hostedResources, ...docsetResources],
   prompts: hostedPrompts,
   instructions: HOSTED_INSTRUCTIONS,
 };

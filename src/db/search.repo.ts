@@ -300,53 +300,43 @@ export async function searchRequirements(
     after,
     input.limit,
   );
-  const pageRows = rows.slice(0, input.limit);
-  const [page, details] = await Promise.all([
-    shown(
-      ex,
-      match,
-      pageRows.map((r) => r.rid),
-    ),
-    requirementDetails(
-      ex,
-      workspaceId,
-      pageRows.map((r) => Math.floor((r.rid % WORKSPACE_SPAN) / 8)),
-    ),
-  ]);
+  const page = await shownRequirements(
+    ex,
+    workspaceId,
+    match,
+    rows.slice(0, input.limit).map((r) => r.rid),
+  );
   return paged(rows, input.limit, tag, input.query, (r) => {
-    const s = page.get(r.rid);
-    const d = details.get(Math.floor((r.rid % WORKSPACE_SPAN) / 8));
-    if (!s || !d) return undefined;
-    return {
-      reference_id: s.reference_id,
-      title: s.title,
-      snippet: s.snippet,
-      score: relevance(r.score),
-      exact_match: r.exact === 0,
-      ...d,
-    };
+    const hit = page.get(r.rid);
+    if (!hit) return undefined;
+    const { rid: _rid, kind: _kind, ...shown } = hit;
+    return { ...shown, score: relevance(r.score), exact_match: r.exact === 0 };
   });
 }
 
-async function requirementDetails(ex: Executor, workspaceId: number, ids: number[]) {
-  type Detail = {
-    id: number;
-    user_story_id: string;
-    status: RequirementStatus;
-    priority: number;
-    type_name: string;
-  };
-  if (ids.length === 0) return new Map<number, Omit<Detail, "id">>();
-  const rows = await ex.all<Detail>(sql`
-    SELECT r.id AS id, s.reference_id AS user_story_id, r.status AS status, r.priority AS priority, t.name AS type_name
-    FROM requirements r
+type RequirementShown = Shown & Pick<RequirementHit, "user_story_id" | "status" | "priority" | "type_name">;
+
+/** A page of requirement hits with their facts, in one query over the page's rowids. */
+async function shownRequirements(
+  ex: Executor,
+  workspaceId: number,
+  match: string,
+  rids: number[],
+): Promise<Map<number, RequirementShown>> {
+  if (rids.length === 0) return new Map();
+  const rows = await ex.all<RequirementShown>(sql`
+    SELECT f.rowid AS rid, 'requirement' AS kind, f.reference_id AS reference_id, f.title AS title,
+           snippet(search_fts, -1, '**', '**', '…', 16) AS snippet,
+           s.reference_id AS user_story_id, r.status AS status, r.priority AS priority, t.name AS type_name
+    FROM search_fts f
+    CROSS JOIN requirements r ON r.id = ${ENTITY_ID}
     JOIN user_stories s ON s.id = r.user_story_id
     JOIN requirement_types t ON t.id = r.type_id
-    WHERE +r.workspace_id = ${workspaceId} AND r.id IN (${sql.join(
-      ids.map((i) => sql`${i}`),
+    WHERE search_fts MATCH ${match} AND +r.workspace_id = ${workspaceId} AND f.rowid IN (${sql.join(
+      rids.map((r) => sql`${r}`),
       sql`, `,
     )})`);
-  return new Map(rows.map(({ id, ...d }) => [Number(id), d]));
+  return new Map(rows.map((r) => [Number(r.rid), { ...r, snippet: passage(r) }]));
 }
 
 /**

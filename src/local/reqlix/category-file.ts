@@ -312,16 +312,17 @@ export async function factsForInsert(
    * (its number) and decoded only when it may carry the new title: `titles` then holds just the
    * candidates, which is all the uniqueness check needs.
    */
+  let prefixBytes: Buffer | undefined;
   const wantH2 = (buf: Buffer, start: number, end: number): boolean => {
     if (everyHeading || categoryPrefix === undefined) return true;
     if (!inTarget || !target) return false;
     if (!target.prefix || !titleBytes) return true;
-    const number = headingNumber(buf, start, end, target.prefix);
-    if (number === undefined) return true; // an unusual shape: let the parser decide
-    const colon = buf.indexOf(COLON, start);
-    if (buf.subarray(colon, end).indexOf(titleBytes) >= 0) return true; // counted when decoded
+    prefixBytes ??= Buffer.from(target.prefix.toUpperCase(), "utf8");
+    const h = scanHeadingBytes(buf, start, end, prefixBytes);
+    if (h === undefined) return true; // an unusual shape: let the parser decide
+    if (equalBytes(buf, h.titleStart, h.titleEnd, titleBytes)) return true; // counted when decoded
     target.requirements++;
-    if (number > target.maxNumber) target.maxNumber = number;
+    if (h.number > target.maxNumber) target.maxNumber = h.number;
     return false;
   };
   let summary = await walkCategory(fh, visit, {
@@ -344,32 +345,66 @@ export async function factsForInsert(
   return { summary, categoryPrefix, chapterPrefixes, chapter: target };
 }
 
+const SPACE = 0x20;
+const TAB = 0x09;
+const DOT = 0x2e;
+
+function equalBytes(buf: Buffer, start: number, end: number, bytes: Buffer): boolean {
+  if (end - start !== bytes.length) return false;
+  for (let i = 0; i < bytes.length; i++) if (buf[start + i] !== bytes[i]) return false;
+  return true;
+}
+
 /**
- * The number of a `{cat}.{chapter}.{n}:` heading whose chapter prefix is `prefix` (ASCII case-insensitive),
- * read from the bytes after `## `; undefined for anything else (then the heading is decoded and parsed).
+ * Reads `{cat}.{chapter}.{n}: {title}` from the bytes after `## ` without allocating, when it has the
+ * parser's shape (no blank inside the index, printable ASCII, a blank or the end after the colon) and its
+ * chapter part equals `prefix` (upper-case ASCII; letters compared case-insensitively). Anything else →
+ * undefined, and the heading is decoded and parsed instead.
  */
-function headingNumber(buf: Buffer, start: number, end: number, prefix: string): number | undefined {
+function scanHeadingBytes(
+  buf: Buffer,
+  start: number,
+  end: number,
+  prefix: Buffer,
+): { number: number; titleStart: number; titleEnd: number } | undefined {
   let s = start;
-  while (s < end && (buf[s] === 0x20 || buf[s] === 0x09)) s++;
-  const colon = buf.indexOf(COLON, s);
-  if (colon < 0 || colon >= end) return undefined;
-  const lastDot = buf.lastIndexOf(0x2e, colon);
-  const firstDot = buf.indexOf(0x2e, s);
-  if (firstDot <= s || lastDot <= firstDot + 1 || lastDot >= colon) return undefined;
-  // Same shape as the parser's: `{a}.{b}.{digits}:` then the end or a blank, no blank inside the index.
-  const next = buf[colon + 1];
-  if (colon + 1 < end && next !== 0x20 && next !== 0x09) return undefined;
-  const index = buf.toString("latin1", s, colon);
-  if (/[\s]/.test(index) || /[^\x21-\x7e]/.test(index)) return undefined;
-  const chapterPart = buf.toString("latin1", firstDot + 1, lastDot);
-  if (chapterPart.includes(".") || chapterPart.toUpperCase() !== prefix.toUpperCase()) return undefined;
-  let n = 0;
-  for (let i = lastDot + 1; i < colon; i++) {
+  while (s < end && (buf[s] === SPACE || buf[s] === TAB)) s++;
+  let firstDot = -1;
+  let secondDot = -1;
+  let colon = -1;
+  for (let i = s; i < end; i++) {
+    const c = buf[i] as number;
+    if (c === COLON) {
+      colon = i;
+      break;
+    }
+    if (c <= SPACE || c > 0x7e) return undefined;
+    if (c === DOT) {
+      if (firstDot < 0) firstDot = i;
+      else if (secondDot < 0) secondDot = i;
+      else return undefined; // four parts
+    }
+  }
+  if (colon < 0 || firstDot <= s || secondDot <= firstDot + 1 || colon <= secondDot + 1) return undefined;
+  if (colon + 1 < end && buf[colon + 1] !== SPACE && buf[colon + 1] !== TAB) return undefined;
+  if (secondDot - firstDot - 1 !== prefix.length) return undefined;
+  for (let i = 0; i < prefix.length; i++) {
+    let c = buf[firstDot + 1 + i] as number;
+    if (c >= 0x61 && c <= 0x7a) c -= 32;
+    if (c !== prefix[i]) return undefined;
+  }
+  let number = 0;
+  for (let i = secondDot + 1; i < colon; i++) {
     const d = (buf[i] as number) - ZERO;
     if (d < 0 || d > 9) return undefined;
-    n = n * 10 + d;
+    number = number * 10 + d;
   }
-  return lastDot + 1 < colon && Number.isSafeInteger(n) ? n : undefined;
+  if (!Number.isSafeInteger(number)) return undefined;
+  let titleStart = colon + 1;
+  while (titleStart < end && (buf[titleStart] === SPACE || buf[titleStart] === TAB)) titleStart++;
+  let titleEnd = end;
+  while (titleEnd > titleStart && (buf[titleEnd - 1] === SPACE || buf[titleEnd - 1] === TAB)) titleEnd--;
+  return { number, titleStart, titleEnd };
 }
 
 function newChapter(name: string, line: HeadingLine): ChapterFacts {

@@ -219,8 +219,9 @@ export async function scanHeadings(
         }
         if (backtick !== -1 && backtick < pos) backtick = view.indexOf(BACKTICKS, pos);
         if (tilde !== -1 && tilde < pos) tilde = view.indexOf(TILDES, pos);
-        let next = -1;
-        for (const c of [heading, backtick, tilde]) if (c >= 0 && (next < 0 || c < next)) next = c;
+        let next = heading;
+        if (backtick >= 0 && (next < 0 || backtick < next)) next = backtick;
+        if (tilde >= 0 && (next < 0 || tilde < next)) next = tilde;
         if (next < 0) return false;
         const start = next === heading || next === 0 ? next : view.lastIndexOf(NL, next - 1) + 1;
         const nl = view.indexOf(NL, next);

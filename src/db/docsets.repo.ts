@@ -197,6 +197,8 @@ export async function updateDocset(
   now: Date,
 ): Promise<StoredDocset> {
   const { row, all } = await rowByKey(tx, workspaceId, key);
+  // Nothing to change: answer with the docset as it is, without a write (updated_at stays).
+  if (Object.values(patch).every((v) => v === undefined)) return stored(tx, workspaceId, row);
   const next: Row = {
     ...row,
     ...(patch.version === undefined ? {} : { version: patch.version }),

@@ -220,7 +220,11 @@ export const updateDocsetTool = hostedTool({
     docset: docsetNameInput.describe("Name or alias of the docset to change, as listed by list_docsets"),
     version: docsetVersionInput.optional().describe('New documented version, e.g. "19.0"'),
     aliases: docsetDefinitionInput.shape.aliases.describe("The new complete list of aliases ([] removes all)"),
-    description: docsetDefinitionInput.shape.description.unwrap().nullable().optional(),
+    description: docsetDefinitionInput.shape.description
+      .unwrap()
+      .nullable()
+      .optional()
+      .describe("New description; null clears it"),
     template: docsetDefinitionInput.shape.template
       .unwrap()
       .nullable()

@@ -138,15 +138,17 @@ async function ranked(
   limit: number,
 ): Promise<Ranked[]> {
   const lo = workspaceId * WORKSPACE_SPAN;
-  const keyset = after ? sql`WHERE (exact, score, rid) > (${after[0]}, ${after[1]}, ${after[2]})` : sql``;
-  const rows = await ex.all<Ranked>(sql`
-    SELECT * FROM (
-      SELECT f.rowid AS rid, ${BM25} AS score, CASE WHEN f.rowid = ${exact} THEN 0 ELSE 1 END AS exact
+  // The common case (no exact id, first page) is a plain ranked scan; the wrapper only when it is needed.
+  const exactExpr = exact >= 0 ? sql`CASE WHEN f.rowid = ${exact} THEN 0 ELSE 1 END` : sql`1`;
+  const inner = sql`
+      SELECT f.rowid AS rid, ${BM25} AS score, ${exactExpr} AS exact
       FROM search_fts f ${join}
-      WHERE search_fts MATCH ${match} AND f.rowid BETWEEN ${lo} AND ${lo + WORKSPACE_SPAN - 1} AND ${where}
-    ) ${keyset}
-    ORDER BY exact, score, rid
-    LIMIT ${limit + 1}`);
+      WHERE search_fts MATCH ${match} AND f.rowid BETWEEN ${lo} AND ${lo + WORKSPACE_SPAN - 1} AND ${where}`;
+  const query = after
+    ? sql`SELECT * FROM (${inner}) WHERE (exact, score, rid) > (${after[0]}, ${after[1]}, ${after[2]})
+          ORDER BY exact, score, rid LIMIT ${limit + 1}`
+    : sql`${inner} ORDER BY exact, score, rid LIMIT ${limit + 1}`;
+  const rows = await ex.all<Ranked>(query);
   return rows.map((r) => ({ rid: Number(r.rid), score: Number(r.score), exact: Number(r.exact) }));
 }
 

@@ -11,7 +11,13 @@ import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcont
 import { DomainError, type FieldError, isDomainError } from "../core/errors.js";
 import type { BaseContext, PromptDef, ResourceDef } from "../core/registry.js";
 import { type CompiledRegistry, parseToolInput, renderSuccess } from "./compile.js";
-import { type OperationObserver, observeUnknown, referenceOf, runOperation } from "./operations.js";
+import {
+  matchResource,
+  type OperationObserver,
+  observeUnknown,
+  referenceOf,
+  runOperation,
+} from "./operations.js";
 
 export type JsonRpcId = string | number;
 
@@ -265,7 +271,7 @@ const methods: Record<string, Method<BaseContext>> = {
   async "resources/read"({ params, options, makeContext }) {
     const uri = requireString(params, "uri", "the URI of the resource, e.g. epic://EP-001");
     for (const resource of options.compiled.resources) {
-      const vars = resource.match(uri);
+      const vars = matchResource(resource, uri);
       if (!vars) continue;
       const outcome = await runOperation(
         options.observe,

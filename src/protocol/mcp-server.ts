@@ -19,7 +19,13 @@ import {
 import { DomainError, isDomainError } from "../core/errors.js";
 import type { BaseContext } from "../core/registry.js";
 import { type CompiledRegistry, parseToolInput, renderFailure, renderSuccess } from "./compile.js";
-import { type OperationObserver, observeUnknown, referenceOf, runOperation } from "./operations.js";
+import {
+  matchResource,
+  type OperationObserver,
+  observeUnknown,
+  referenceOf,
+  runOperation,
+} from "./operations.js";
 
 type ServerOptions = ConstructorParameters<typeof Server>[1];
 
@@ -155,7 +161,7 @@ export function createMcpServer<Ctx extends BaseContext>(config: McpServerConfig
     server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
       const uri = request.params.uri;
       for (const resource of compiled.resources) {
-        const params = resource.match(uri);
+        const params = matchResource(resource, uri);
         if (!params) continue;
         const outcome = await runOperation(
           config.observe,

@@ -57,9 +57,34 @@ export function referenceOf(args: unknown, value?: unknown, uri?: string): strin
   }
   if (uri) {
     const m = /^[a-z][a-z0-9+.-]*:\/\/([^/?#]+)/i.exec(uri);
-    if (m) return asReference(decodeURIComponent(m[1] as string));
+    if (m) return asReference(safeDecode(m[1] as string));
   }
   return undefined;
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text; // a malformed escape is no reference id either way
+  }
+}
+
+/**
+ * The variables of `uri` for a resource, or undefined. A `match` that throws on a malformed URI (a bad
+ * percent-escape) means "not this resource", never an internal error; a DomainError it throws is the
+ * resource's own answer and goes to the client.
+ */
+export function matchResource(
+  resource: { match(uri: string): Record<string, string> | undefined },
+  uri: string,
+): Record<string, string> | undefined {
+  try {
+    return resource.match(uri);
+  } catch (error) {
+    if (isDomainError(error)) throw error;
+    return undefined;
+  }
 }
 
 export function errorCodeOf(error: unknown): string {

@@ -14,8 +14,20 @@ export interface Seed {
   req1: string;
   req2: string;
   ac: string;
-  /** A relationship `req1 depends_on req2` exists. */
+  /** Name of a registered docset with one stored page (when the registry has docsets). */
+  docset?: string;
+  /** In every title and description; a relationship `req1 depends_on req2` exists. */
   marker: string;
+}
+
+/** A docset name made from free text: `[a-z0-9][a-z0-9._-]*`, short. */
+export function docsetName(text: string): string {
+  const slug = text
+    .toLowerCase()
+    .replace(/[^a-z0-9._-]+/g, "-")
+    .replace(/-+/g, "-")
+    .replace(/^-|-$/g, "");
+  return `docs-${slug}`.slice(0, 48).replace(/[-.]+$/, "");
 }
 
 function ok(a: RpcAnswer, what: string): Record<string, unknown> {
@@ -78,7 +90,32 @@ export async function seed(t: TestApp, token: string, marker: string): Promise<S
     ),
     "create_relationship",
   );
-  return { epic, story, req1, req2, ac, marker };
+  // Docsets, when the registry serves them: one docset with one page that carries the marker.
+  const docset = docsetName(marker);
+  const registered = await rpc(
+    t,
+    "tools/call",
+    { name: "register_docset", arguments: { name: docset, version: "1.0", description: `${marker} docs` } },
+    token,
+  );
+  if (registered.body?.error?.code === -32601) return { epic, story, req1, req2, ac, marker };
+  ok(registered, "register_docset");
+  ok(
+    await rpc(
+      t,
+      "tools/call",
+      {
+        name: "upload_docset_pages",
+        arguments: {
+          docset,
+          pages: [{ path: "guide/intro.md", content: `# ${marker} intro\n\nHooks of ${marker}.` }],
+        },
+      },
+      token,
+    ),
+    "upload_docset_pages",
+  );
+  return { epic, story, req1, req2, ac, docset, marker };
 }
 
 /** The value of an id-like argument, or undefined when `name` is not one. */
@@ -96,6 +133,8 @@ export function idFor(name: string, s: Seed): string | undefined {
       return s.req2;
     case "acceptance_criteria_id":
       return s.ac;
+    case "docset":
+      return s.docset;
     default:
       return undefined;
   }
@@ -120,7 +159,19 @@ function valueFor(tool: string, name: string, s: Seed, unique: string): unknown 
       // Lower case: an answer that echoes its query must not be mistaken for a leak of the (upper-case) marker.
       return s.marker.toLowerCase();
     case "name":
-      return `Type ${unique}`.replace(/[^\p{L}\p{N} _-]/gu, "-");
+      return tool.includes("docset")
+        ? docsetName(unique)
+        : `Type ${unique}`.replace(/[^\p{L}\p{N} _-]/gu, "-");
+    case "version":
+      return "2.0";
+    case "keywords":
+      return [s.marker.toLowerCase()];
+    case "generalized_keywords":
+      return ["intro"];
+    case "pages":
+      return [{ path: "guide/extra.md", content: `# ${unique}\n\nMore.` }];
+    case "docs_root":
+      return "docs/vendor";
     default:
       return undefined;
   }
@@ -156,7 +207,7 @@ export function sampleArgs(tool: ListedTool, s: Seed, unique: string): Record<st
 /** A template's URI with its variables filled from the seed (`epic://{epic_id}` → `epic://EP-001`). */
 export function sampleUri(template: string, s: Seed): string {
   return template.replace(/\{([^}]+)\}/g, (_m, name: string) => {
-    const id = idFor(name, s);
+    const id = template.startsWith("docset://") && name === "name" ? s.docset : idFor(name, s);
     if (id === undefined)
       throw new Error(`No sample value for URI variable {${name}} in ${template}: add one in exercise.ts`);
     return id;
@@ -200,6 +251,6 @@ export function outcomeOf(face: "jsonrpc" | "mcp", a: RpcAnswer): Outcome {
   if (!result.isError) return "ok";
   const text = String(result.content?.[0]?.text ?? "");
   if (text.startsWith("Forbidden")) return "forbidden";
-  if (/not found/i.test(text)) return "not_found";
+  if (/not found|^unknown /i.test(text)) return "not_found";
   return "other";
 }

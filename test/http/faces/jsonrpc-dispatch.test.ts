@@ -323,3 +323,37 @@ describe("observation (the audit seam)", () => {
     for (const e of events) expect(e.durationMs).toBeGreaterThanOrEqual(0);
   });
 });
+
+describe("malformed resource URIs", () => {
+  it("a resource whose match throws on a bad escape is no match: -32002, not an internal error", async () => {
+    const base = testRegistry();
+    const decoding = compileRegistries([
+      {
+        ...base,
+        resources: [
+          {
+            uriTemplate: "doc://{name}",
+            name: "doc",
+            description: "A doc.",
+            mimeType: "text/plain",
+            match: (uri) =>
+              uri.startsWith("doc://") ? { name: decodeURIComponent(uri.slice(6)) } : undefined,
+            read: (_p, uri) => [{ uri, mimeType: "text/plain", text: "x" }],
+          },
+        ],
+      },
+    ]);
+    const reply = await dispatchJsonRpc(JSON.stringify(call("resources/read", { uri: "doc://%E0%A4%A" })), {
+      compiled: decoding,
+      serverInfo: { name: "reqlix", version: "1" },
+      context: (b) => ({ ...b, role: "editor", notes }),
+      correlationId: "c",
+      observe: (e) => events.push(e),
+      onInternalError: (error, where) => internals.push({ error, where }),
+    });
+    expect(reply.status).toBe(200);
+    expect(errorOf(reply)).toMatchObject({ code: -32002, data: { reference_id: "doc://%E0%A4%A" } });
+    expect(internals).toEqual([]);
+    expect(events).toEqual([expect.objectContaining({ method: "resources/read", errorCode: "not_found" })]);
+  });
+});

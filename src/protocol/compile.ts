@@ -4,7 +4,14 @@
  */
 import { z } from "zod";
 import { DomainError, type FieldError } from "../core/errors.js";
-import type { BaseContext, PromptDef, Registry, RenderedResult, ResourceDef, ToolDef } from "../core/registry.js";
+import type {
+  BaseContext,
+  PromptDef,
+  Registry,
+  RenderedResult,
+  ResourceDef,
+  ToolDef,
+} from "../core/registry.js";
 
 export interface ListedTool {
   name: string;
@@ -36,7 +43,9 @@ function jsonSchema(schema: z.ZodType, io: "input" | "output"): Record<string, u
   return out;
 }
 
-export function compileRegistries<Ctx extends BaseContext>(registries: Registry<Ctx>[]): CompiledRegistry<Ctx> {
+export function compileRegistries<Ctx extends BaseContext>(
+  registries: Registry<Ctx>[],
+): CompiledRegistry<Ctx> {
   const tools = new Map<string, CompiledTool<Ctx>>();
   const prompts = new Map<string, PromptDef<Ctx>>();
   const resources: ResourceDef<Ctx>[] = [];
@@ -95,7 +104,10 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-export function renderSuccess<Ctx extends BaseContext>(tool: CompiledTool<Ctx>, output: unknown): RenderedResult {
+export function renderSuccess<Ctx extends BaseContext>(
+  tool: CompiledTool<Ctx>,
+  output: unknown,
+): RenderedResult {
   const { def, registry } = tool;
   if (def.render) {
     return { text: def.render(output), ...(isPlainObject(output) ? { structured: output } : {}) };
@@ -107,7 +119,10 @@ export function renderSuccess<Ctx extends BaseContext>(tool: CompiledTool<Ctx>, 
   };
 }
 
-export function renderFailure<Ctx extends BaseContext>(tool: CompiledTool<Ctx> | undefined, error: DomainError): RenderedResult {
+export function renderFailure<Ctx extends BaseContext>(
+  tool: CompiledTool<Ctx> | undefined,
+  error: DomainError,
+): RenderedResult {
   if (tool?.registry.renderError) return tool.registry.renderError(error);
   // No structured content on failures: a client validates it against the tool's output schema.
   return { text: error.message };

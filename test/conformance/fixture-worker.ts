@@ -5,17 +5,20 @@
  */
 import type { Hono } from "hono";
 import { createApp } from "../../src/app.js";
+import type { HostedContext } from "../../src/hosted/context.js";
 import { hostedRegistry } from "../../src/hosted/registry.js";
 import type { AppEnv } from "../../src/http/context.js";
 import { type Env, workerDeps } from "../../src/worker.js";
-import type { HostedContext } from "../../src/hosted/context.js";
 import { conformanceRegistry } from "../fixtures/conformance-registry.js";
 
 let cached: Hono<AppEnv> | undefined;
 
 export default {
   async fetch(request, env, ctx) {
-    cached ??= createApp({ ...workerDeps(env), registries: [hostedRegistry, conformanceRegistry<HostedContext>()] });
+    cached ??= createApp({
+      ...workerDeps(env),
+      registries: [hostedRegistry, conformanceRegistry<HostedContext>()],
+    });
     return cached.fetch(request, env, ctx);
   },
 } satisfies ExportedHandler<Env>;

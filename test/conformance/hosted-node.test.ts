@@ -12,8 +12,8 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { conformanceRegistry } from "../fixtures/conformance-registry.js";
 import type { HostedContext } from "../../src/hosted/context.js";
+import { conformanceRegistry } from "../fixtures/conformance-registry.js";
 import {
   type ConformanceRun,
   describeFailures,
@@ -26,7 +26,6 @@ import {
 import { type HostedServer, startHosted } from "../helpers/hosted.js";
 import { type AuthProxy, startAuthProxy } from "../helpers/proxy.js";
 import { FIXTURE_FREE } from "./fixture-free.js";
-
 
 let out: string;
 let expected: ExpectedFailures;
@@ -43,7 +42,8 @@ afterAll(async () => {
 describe("expected-failures.yaml", () => {
   it("gives a reason for every entry and lists every reason's scenario", () => {
     expect(expected.server.length).toBeGreaterThan(0);
-    for (const name of expected.server) expect(expected.reasons[name], `reason for ${name}`).toMatch(/^(stateless|registry model): .{20,}/);
+    for (const name of expected.server)
+      expect(expected.reasons[name], `reason for ${name}`).toMatch(/^(stateless|registry model): .{20,}/);
     expect(Object.keys(expected.reasons).sort()).toEqual([...expected.server].sort());
     for (const name of FIXTURE_FREE) expect(expected.server).not.toContain(name);
   });
@@ -58,7 +58,11 @@ describe("conformance suite against /mcp on Node with the fixture registry", () 
     hosted = await startHosted({ extraRegistries: [conformanceRegistry<HostedContext>()] });
     const token = await hosted.createToken("conformance", "editor");
     proxy = await startAuthProxy({ target: hosted.url, token });
-    run = await runConformance({ url: `${proxy.url}/mcp`, outputDir: join(out, "node-fixtures"), expectedFailures: EXPECTED_FAILURES });
+    run = await runConformance({
+      url: `${proxy.url}/mcp`,
+      outputDir: join(out, "node-fixtures"),
+      expectedFailures: EXPECTED_FAILURES,
+    });
   }, 180_000);
 
   afterAll(async () => {
@@ -71,8 +75,16 @@ describe("conformance suite against /mcp on Node with the fixture registry", () 
   });
 
   it("passes every scenario that is not an expected failure", () => {
-    const unexpected = [...run.scenarios].filter(([name, checks]) => !expected.server.includes(name) && failedChecks(checks).length > 0);
-    expect(unexpected.map(([n]) => n), describeFailures(run.scenarios, unexpected.map(([n]) => n))).toEqual([]);
+    const unexpected = [...run.scenarios].filter(
+      ([name, checks]) => !expected.server.includes(name) && failedChecks(checks).length > 0,
+    );
+    expect(
+      unexpected.map(([n]) => n),
+      describeFailures(
+        run.scenarios,
+        unexpected.map(([n]) => n),
+      ),
+    ).toEqual([]);
   });
 
   it("still fails every expected failure (a stale entry must be removed)", () => {
@@ -109,7 +121,14 @@ describe("fixture-free scenarios against the production registry", () => {
     proxy = await startAuthProxy({ target: hosted.url, token });
     await Promise.all(
       FIXTURE_FREE.map(async (scenario) => {
-        runs.set(scenario, await runConformance({ url: `${proxy.url}/mcp`, outputDir: join(out, `node-prod-${scenario}`), scenario }));
+        runs.set(
+          scenario,
+          await runConformance({
+            url: `${proxy.url}/mcp`,
+            outputDir: join(out, `node-prod-${scenario}`),
+            scenario,
+          }),
+        );
       }),
     );
   }, 180_000);
@@ -133,7 +152,11 @@ describe("fixture-free scenarios against the production registry", () => {
   it("without a token the suite is refused before any MCP handling (auth is real)", async () => {
     const bare = await startAuthProxy({ target: hosted.url, token: undefined });
     try {
-      const r = await runConformance({ url: `${bare.url}/mcp`, outputDir: join(out, "node-no-token"), scenario: "ping" });
+      const r = await runConformance({
+        url: `${bare.url}/mcp`,
+        outputDir: join(out, "node-no-token"),
+        scenario: "ping",
+      });
       expect(r.exitCode).toBe(1);
       expect(bare.seen.some((s) => s.status === 401)).toBe(true);
     } finally {

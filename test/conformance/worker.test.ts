@@ -34,16 +34,25 @@ beforeAll(async () => {
   out = await mkdtemp(join(tmpdir(), "reqlix-conformance-worker-"));
   expected = await readExpectedFailures();
   // Both Workers start at once: wrangler + workerd take most of this file's time.
-  [fixtureWorker, prodWorker] = await Promise.all([startWorkerWithEntry("test/conformance/fixture-worker.ts"), startWorker()]);
+  [fixtureWorker, prodWorker] = await Promise.all([
+    startWorkerWithEntry("test/conformance/fixture-worker.ts"),
+    startWorker(),
+  ]);
   const fixtureProxy = await startAuthProxy({ target: fixtureWorker.url, token: fixtureWorker.token });
   const prodProxy = await startAuthProxy({ target: prodWorker.url, token: prodWorker.token });
   proxies.push(fixtureProxy, prodProxy);
   const runs = await Promise.all([
-    runConformance({ url: `${fixtureProxy.url}/mcp`, outputDir: join(out, "fixtures"), expectedFailures: EXPECTED_FAILURES }),
-    ...FIXTURE_FREE.map((scenario) => runConformance({ url: `${prodProxy.url}/mcp`, outputDir: join(out, `prod-${scenario}`), scenario })),
+    runConformance({
+      url: `${fixtureProxy.url}/mcp`,
+      outputDir: join(out, "fixtures"),
+      expectedFailures: EXPECTED_FAILURES,
+    }),
+    ...FIXTURE_FREE.map((scenario) =>
+      runConformance({ url: `${prodProxy.url}/mcp`, outputDir: join(out, `prod-${scenario}`), scenario }),
+    ),
   ]);
   suite = runs[0] as ConformanceRun;
-  FIXTURE_FREE.forEach((scenario, i) => single.set(scenario, runs[i + 1] as ConformanceRun));
+  for (const [i, scenario] of FIXTURE_FREE.entries()) single.set(scenario, runs[i + 1] as ConformanceRun);
 }, 300_000);
 
 afterAll(async () => {
@@ -59,7 +68,9 @@ describe("conformance suite against /mcp in workerd with the fixture registry", 
   });
 
   it("passes every scenario that is not an expected failure, and fails every expected one", () => {
-    const unexpected = [...suite.scenarios].filter(([n, checks]) => !expected.server.includes(n) && failedChecks(checks).length > 0).map(([n]) => n);
+    const unexpected = [...suite.scenarios]
+      .filter(([n, checks]) => !expected.server.includes(n) && failedChecks(checks).length > 0)
+      .map(([n]) => n);
     expect(unexpected, describeFailures(suite.scenarios, unexpected)).toEqual([]);
     const stale = expected.server.filter((n) => failedChecks(suite.scenarios.get(n) ?? []).length === 0);
     expect(stale).toEqual([]);

@@ -13,8 +13,14 @@ let project: { path: string; cleanup(): Promise<void> };
 beforeAll(async () => {
   project = await tempDir("reqlix-inspector-");
   await mkdir(join(project.path, ".knowledge", "docs", "react-18.2"), { recursive: true });
-  await writeFile(join(project.path, ".knowledge", "config.yaml"), 'docsets:\n  - name: react\n    version: "18.2"\n    aliases: [reactjs]\n');
-  await writeFile(join(project.path, ".knowledge", "docs", "react-18.2", "hooks.md"), "# Hooks\n\nuseState keeps state.\n");
+  await writeFile(
+    join(project.path, ".knowledge", "config.yaml"),
+    'docsets:\n  - name: react\n    version: "18.2"\n    aliases: [reactjs]\n',
+  );
+  await writeFile(
+    join(project.path, ".knowledge", "docs", "react-18.2", "hooks.md"),
+    "# Hooks\n\nuseState keeps state.\n",
+  );
 });
 
 afterAll(async () => {
@@ -22,11 +28,17 @@ afterAll(async () => {
 });
 
 type ToolList = { tools: { name: string; description: string; inputSchema: { type: string } }[] };
-type ToolResult = { content: { type: string; text: string }[]; structuredContent?: Record<string, unknown>; isError?: boolean };
+type ToolResult = {
+  content: { type: string; text: string }[];
+  structuredContent?: Record<string, unknown>;
+  isError?: boolean;
+};
 
 describe("MCP Inspector CLI over stdio against dist/reqlix-mcp.js", () => {
   it("tools/list exits 0 and prints every toolset's tools with schemas", async () => {
-    const run = await runInspector([process.execPath, BUNDLE, "--method", "tools/list"], { cwd: project.path });
+    const run = await runInspector([process.execPath, BUNDLE, "--method", "tools/list"], {
+      cwd: project.path,
+    });
     expect(run.code, run.stderr).toBe(0);
     const list = run.json as ToolList;
     const names = list.tools.map((t) => t.name);
@@ -59,14 +71,30 @@ describe("MCP Inspector CLI over stdio against dist/reqlix-mcp.js", () => {
     const result = run.json as ToolResult;
     expect(result.isError).toBeUndefined();
     expect(result.content[0]?.text).toContain("Search for 'useState' in folder");
-    expect(result.structuredContent).toMatchObject({ docset: "react", version: "18.2", matched_on: "keywords" });
+    expect(result.structuredContent).toMatchObject({
+      docset: "react",
+      version: "18.2",
+      matched_on: "keywords",
+    });
     expect(JSON.stringify(result.structuredContent)).toContain("hooks.md");
   });
 
   it("a tool error is printed as an isError result (v1 exits 0: the call itself succeeded)", async () => {
-    const run = await runInspector([process.execPath, BUNDLE, "--method", "tools/call", "--tool-name", "search_docs", "--tool-arg", "docset=vue"], {
-      cwd: project.path,
-    });
+    const run = await runInspector(
+      [
+        process.execPath,
+        BUNDLE,
+        "--method",
+        "tools/call",
+        "--tool-name",
+        "search_docs",
+        "--tool-arg",
+        "docset=vue",
+      ],
+      {
+        cwd: project.path,
+      },
+    );
     expect(run.code, run.stderr).toBe(0);
     const result = run.json as ToolResult;
     expect(result.isError).toBe(true);

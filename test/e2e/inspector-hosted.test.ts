@@ -20,32 +20,62 @@ afterAll(async () => {
 
 const http = () => [`${hosted.url}/mcp`, "--transport", "http", "--header", `Authorization: Bearer ${token}`];
 
-type ToolResult = { content: { type: string; text: string }[]; structuredContent?: Record<string, unknown>; isError?: boolean };
+type ToolResult = {
+  content: { type: string; text: string }[];
+  structuredContent?: Record<string, unknown>;
+  isError?: boolean;
+};
 
 describe("MCP Inspector CLI against /mcp with a token", () => {
   it("tools/list exits 0 and prints the hosted registry", async () => {
     const run = await runInspector([...http(), "--method", "tools/list"]);
     expect(run.code, run.stderr).toBe(0);
     const names = (run.json as { tools: { name: string }[] }).tools.map((t) => t.name);
-    expect(names).toEqual(expect.arrayContaining(["get_user_story_requirements", "create_epic", "get_epic", "search_global"]));
+    expect(names).toEqual(
+      expect.arrayContaining(["get_user_story_requirements", "create_epic", "get_epic", "search_global"]),
+    );
   });
 
   it("tools/call creates an epic and reads it back, exit 0 both times", async () => {
-    const created = await runInspector([...http(), "--method", "tools/call", "--tool-name", "create_epic", "--tool-arg", "title=Inspector epic"]);
+    const created = await runInspector([
+      ...http(),
+      "--method",
+      "tools/call",
+      "--tool-name",
+      "create_epic",
+      "--tool-arg",
+      "title=Inspector epic",
+    ]);
     expect(created.code, created.stderr).toBe(0);
     const result = created.json as ToolResult;
     expect(result.isError).toBeUndefined();
     const id = (result.structuredContent?.reference_id ?? "") as string;
     expect(id).toMatch(/^EP-\d{3,}$/);
 
-    const read = await runInspector([...http(), "--method", "tools/call", "--tool-name", "get_epic", "--tool-arg", `epic_id=${id}`]);
+    const read = await runInspector([
+      ...http(),
+      "--method",
+      "tools/call",
+      "--tool-name",
+      "get_epic",
+      "--tool-arg",
+      `epic_id=${id}`,
+    ]);
     expect(read.code, read.stderr).toBe(0);
     const got = read.json as ToolResult;
     expect(got.structuredContent).toMatchObject({ reference_id: id, title: "Inspector epic" });
   });
 
   it("the user-story tool's format error comes back as an isError result naming the rule", async () => {
-    const run = await runInspector([...http(), "--method", "tools/call", "--tool-name", "get_user_story_requirements", "--tool-arg", "user_story=USER-047"]);
+    const run = await runInspector([
+      ...http(),
+      "--method",
+      "tools/call",
+      "--tool-name",
+      "get_user_story_requirements",
+      "--tool-arg",
+      "user_story=USER-047",
+    ]);
     expect(run.code, run.stderr).toBe(0);
     const result = run.json as ToolResult;
     expect(result.isError).toBe(true);

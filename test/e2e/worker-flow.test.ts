@@ -24,7 +24,8 @@ type Structured = Record<string, unknown> & { reference_id: string };
 /** The text of a resource's first content (these resources are text, never blobs). */
 function textOf(contents: ({ text: string } | { blob: string })[]): string {
   const first = contents[0];
-  if (!first || !("text" in first)) throw new Error(`expected a text resource, got ${JSON.stringify(contents)}`);
+  if (!first || !("text" in first))
+    throw new Error(`expected a text resource, got ${JSON.stringify(contents)}`);
   return first.text;
 }
 
@@ -63,7 +64,10 @@ describe("SDK Client over Streamable HTTP against the Worker", () => {
   });
 
   it("creates, links, searches, reads resources and gets a prompt", async () => {
-    const epic = await tool("create_epic", { title: "Checkout in workerd", description: "Pay for the basket" });
+    const epic = await tool("create_epic", {
+      title: "Checkout in workerd",
+      description: "Pay for the basket",
+    });
     expect(epic.reference_id).toMatch(/^EP-\d{3}$/);
     const story = await tool("create_user_story", { epic_id: epic.reference_id, title: "Pay by card" });
     expect(story.reference_id).toMatch(/^US-\d{3}$/);
@@ -97,7 +101,9 @@ describe("SDK Client over Streamable HTTP against the Worker", () => {
     });
 
     const templates = await client.listResourceTemplates();
-    expect(templates.resourceTemplates.map((t) => t.uriTemplate)).toEqual(expect.arrayContaining(["requirement://{requirement_id}"]));
+    expect(templates.resourceTemplates.map((t) => t.uriTemplate)).toEqual(
+      expect.arrayContaining(["requirement://{requirement_id}"]),
+    );
     const req = await client.readResource({ uri: `requirement://${card.reference_id}` });
     expect(textOf(req.contents)).toContain("Accept Visa cards");
     const rel = await client.readResource({ uri: `requirement://${audit.reference_id}/relationships` });
@@ -106,11 +112,16 @@ describe("SDK Client over Streamable HTTP against the Worker", () => {
     const reqs = await client.readResource({ uri: `user-story://${story.reference_id}/requirements` });
     expect(textOf(reqs.contents)).toContain(`Found 2 requirements for user story ${story.reference_id}`);
 
-    const prompt = await client.getPrompt({ name: "analyze_requirement_quality", arguments: { requirement_id: card.reference_id } });
+    const prompt = await client.getPrompt({
+      name: "analyze_requirement_quality",
+      arguments: { requirement_id: card.reference_id },
+    });
     expect(prompt.messages.length).toBeGreaterThan(0);
     expect(JSON.stringify(prompt.messages)).toContain("Accept Visa cards");
 
-    const missing = await client.readResource({ uri: "requirement://REQ-999" }).catch((e: { code?: number }) => e);
+    const missing = await client
+      .readResource({ uri: "requirement://REQ-999" })
+      .catch((e: { code?: number }) => e);
     expect((missing as { code?: number }).code).toBe(-32002);
   }, 180_000);
 });
@@ -120,7 +131,10 @@ describe("the same flow with plain fetch on /api/v1/mcp against the Worker", () 
     const url = worker.url;
     const token = worker.token;
     const epic = await toolHttp(url, token, "create_epic", { title: "Invoices over JSON-RPC" });
-    const story = await toolHttp(url, token, "create_user_story", { epic_id: epic.reference_id, title: "Download a PDF invoice" });
+    const story = await toolHttp(url, token, "create_user_story", {
+      epic_id: epic.reference_id,
+      title: "Download a PDF invoice",
+    });
     const pdf = await toolHttp(url, token, "create_requirement", {
       user_story_id: story.reference_id,
       title: "Render invoices as PDF/A",
@@ -139,21 +153,31 @@ describe("the same flow with plain fetch on /api/v1/mcp against the Worker", () 
       relationship_type: "relates_to",
     });
     const found = await toolHttp(url, token, "search_global", { query: "invoices PDF" });
-    expect((found.items as { reference_id: string }[]).map((i) => i.reference_id)).toContain(pdf.reference_id);
+    expect((found.items as { reference_id: string }[]).map((i) => i.reference_id)).toContain(
+      pdf.reference_id,
+    );
 
-    const resource = await rpcHttp(url, token, "resources/read", { uri: `epic://${epic.reference_id}/hierarchy` });
+    const resource = await rpcHttp(url, token, "resources/read", {
+      uri: `epic://${epic.reference_id}/hierarchy`,
+    });
     expect(resource.status).toBe(200);
     const text = resource.body.result.contents[0].text as string;
     expect(text).toContain("Render invoices as PDF/A");
     expect(text).toContain("Keep invoices ten years");
 
-    const prompt = await rpcHttp(url, token, "prompts/get", { name: "decompose_epic", arguments: { epic_id: epic.reference_id } });
+    const prompt = await rpcHttp(url, token, "prompts/get", {
+      name: "decompose_epic",
+      arguments: { epic_id: epic.reference_id },
+    });
     expect(prompt.status).toBe(200);
     expect(JSON.stringify(prompt.body.result.messages)).toContain("Invoices over JSON-RPC");
 
     const notFound = await rpcHttp(url, token, "resources/read", { uri: "epic://EP-999" });
     expect(notFound.body.error.code).toBe(-32002);
-    const bad = await rpcHttp(url, token, "tools/call", { name: "get_user_story_requirements", arguments: { user_story: "US-ABC" } });
+    const bad = await rpcHttp(url, token, "tools/call", {
+      name: "get_user_story_requirements",
+      arguments: { user_story: "US-ABC" },
+    });
     expect(bad.body.error.code).toBe(-32602);
     expect(bad.text).toContain("Invalid user story reference ID format");
   }, 180_000);

@@ -13,7 +13,13 @@
 import { request } from "node:http";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { coveredTables, integrityCheck, type Snapshot, settleAudit, workspaceSnapshot } from "../helpers/db-snapshot.js";
+import {
+  coveredTables,
+  integrityCheck,
+  type Snapshot,
+  settleAudit,
+  workspaceSnapshot,
+} from "../helpers/db-snapshot.js";
 import { type HostedServer, MCP_ACCEPT, parseMcpBody, startHosted } from "../helpers/hosted.js";
 import { rpcHttp, type SeededHierarchy, seedHierarchy, toolHttp } from "../helpers/rpc-http.js";
 import { type HostileBody, hostileBody, type Surface } from "./hostile.js";
@@ -25,7 +31,8 @@ const PER_REQUEST_TIMEOUT_MS = 15_000;
 const MAX_BODY = 1024 * 1024;
 
 /** Text that must never reach a client: stack frames, SQL engine errors, source paths. */
-const LEAK = /\n\s+at [^\n]+\(|SQLITE_|sqlite3|no such (table|column)|syntax error|node_modules|\/src\/[a-z-]+\/[a-z-]+\.ts|libsql/i;
+const LEAK =
+  /\n\s+at [^\n]+\(|SQLITE_|sqlite3|no such (table|column)|syntax error|node_modules|\/src\/[a-z-]+\/[a-z-]+\.ts|libsql/i;
 
 let hosted: HostedServer;
 let attacker: string;
@@ -35,17 +42,32 @@ let victimData: SeededHierarchy;
 let surface: Surface;
 let before: Snapshot;
 let errorLogsBefore = 0;
-const counts = { bodies: 0, requests: 0, sdkParamErrors: 0, byStatus: new Map<number, number>(), byKind: new Map<string, number>() };
+const counts = {
+  bodies: 0,
+  requests: 0,
+  sdkParamErrors: 0,
+  byStatus: new Map<number, number>(),
+  byKind: new Map<string, number>(),
+};
 
-function isJsonRpcResponse(m: unknown): m is { jsonrpc: string; id: unknown; result?: unknown; error?: { code: unknown; message: unknown } } {
+function isJsonRpcResponse(
+  m: unknown,
+): m is { jsonrpc: string; id: unknown; result?: unknown; error?: { code: unknown; message: unknown } } {
   return typeof m === "object" && m !== null && (m as { jsonrpc?: unknown }).jsonrpc === "2.0";
 }
 
 /** What is wrong with one answer, or undefined when it is acceptable. */
-function judge(face: string, body: HostileBody, status: number, contentType: string | null, text: string): string | undefined {
+function judge(
+  face: string,
+  body: HostileBody,
+  status: number,
+  contentType: string | null,
+  text: string,
+): string | undefined {
   if (status >= 500) return `HTTP ${status}`;
   if (status === 413 && body.bytes.length <= MAX_BODY) return "413 for a body under the limit";
-  if (body.bytes.length > MAX_BODY && status !== 413) return `HTTP ${status} for a body over 1 MiB (expected 413)`;
+  if (body.bytes.length > MAX_BODY && status !== 413)
+    return `HTTP ${status} for a body over 1 MiB (expected 413)`;
   if (LEAK.test(text)) return `leaks internals: ${text.slice(0, 300)}`;
   if (status >= 400) return undefined;
   if (status === 202) return text.trim() === "" ? undefined : "202 with a body";
@@ -62,15 +84,21 @@ function judge(face: string, body: HostileBody, status: number, contentType: str
     if ("method" in m) continue; // a notification on the SSE stream (progress)
     const hasResult = "result" in m;
     const hasError = "error" in m && m.error !== undefined;
-    if (hasResult === hasError) return `response must have exactly one of result and error: ${JSON.stringify(m).slice(0, 200)}`;
+    if (hasResult === hasError)
+      return `response must have exactly one of result and error: ${JSON.stringify(m).slice(0, 200)}`;
     if (hasError) {
       const code = m.error?.code;
-      if (!Number.isInteger(code) || typeof m.error?.message !== "string") return `malformed error: ${JSON.stringify(m.error)}`;
+      if (!Number.isInteger(code) || typeof m.error?.message !== "string")
+        return `malformed error: ${JSON.stringify(m.error)}`;
       if (code === -32603) {
         // Known deviation, not ours: the MCP SDK validates request params with zod before our handlers run
         // and answers a mismatch (e.g. prompts/get arguments that are not a record) with -32603 and the zod
         // issues as text, where DESIGN's table says -32602. Counted and printed; any other -32603 fails.
-        if (face === "/mcp" && typeof m.error?.message === "string" && /"code":\s*"invalid_|^\[\s*\{/.test(m.error.message)) {
+        if (
+          face === "/mcp" &&
+          typeof m.error?.message === "string" &&
+          /"code":\s*"invalid_|^\[\s*\{/.test(m.error.message)
+        ) {
           counts.sdkParamErrors++;
           continue;
         }
@@ -87,7 +115,10 @@ function judge(face: string, body: HostileBody, status: number, contentType: str
 }
 
 async function send(face: "/api/v1/mcp" | "/mcp", body: HostileBody): Promise<string | undefined> {
-  const headers: Record<string, string> = { authorization: `Bearer ${attacker}`, "content-type": "application/json" };
+  const headers: Record<string, string> = {
+    authorization: `Bearer ${attacker}`,
+    "content-type": "application/json",
+  };
   if (face === "/mcp") {
     headers.accept = MCP_ACCEPT;
     headers["mcp-protocol-version"] = "2025-06-18";
@@ -116,7 +147,11 @@ async function send(face: "/api/v1/mcp" | "/mcp", body: HostileBody): Promise<st
  * then drops the socket although it said `keep-alive` (a known edge defect, pinned by
  * test/security/http-edges.test.ts), which would fail the next, unrelated request of a pooled client.
  */
-function sendAlone(face: string, headers: Record<string, string>, body: HostileBody): Promise<string | undefined> {
+function sendAlone(
+  face: string,
+  headers: Record<string, string>,
+  body: HostileBody,
+): Promise<string | undefined> {
   return new Promise((resolve) => {
     const req = request(
       `${hosted.url}${face}`,
@@ -148,18 +183,27 @@ beforeAll(async () => {
   // The victim has more of everything than the attacker, so EP-002â€¦ exist only in the victim's workspace.
   await seedHierarchy(hosted.url, attacker, 1, "attack");
   victimData = await seedHierarchy(hosted.url, victim, 4, "victim");
-  const ws = await hosted.database.client.execute({ sql: "SELECT id FROM workspaces WHERE slug = ?", args: ["victim"] });
+  const ws = await hosted.database.client.execute({
+    sql: "SELECT id FROM workspaces WHERE slug = ?",
+    args: ["victim"],
+  });
   victimWorkspaceId = Number(ws.rows[0]?.id);
 
   const tools = (await rpcHttp(hosted.url, attacker, "tools/list")).body.result.tools;
-  const templates = (await rpcHttp(hosted.url, attacker, "resources/templates/list")).body?.result?.resourceTemplates ?? [];
+  const templates =
+    (await rpcHttp(hosted.url, attacker, "resources/templates/list")).body?.result?.resourceTemplates ?? [];
   const prompts = (await rpcHttp(hosted.url, attacker, "prompts/list")).body?.result?.prompts ?? [];
   const own = new Set(["EP-001", "US-001", "REQ-001", "REQ-002", "AC-001"]);
   surface = {
     tools,
     resourceTemplates: templates.map((t: { uriTemplate: string }) => t.uriTemplate),
     prompts,
-    foreignIds: [...victimData.epics, ...victimData.stories, ...victimData.requirements, ...victimData.criteria].filter((id) => !own.has(id)),
+    foreignIds: [
+      ...victimData.epics,
+      ...victimData.stories,
+      ...victimData.requirements,
+      ...victimData.criteria,
+    ].filter((id) => !own.has(id)),
   };
   await settleAudit(hosted.database.client);
   before = await workspaceSnapshot(hosted.database.client, victimWorkspaceId, "all");
@@ -174,7 +218,9 @@ describe(`hostile bodies on /api/v1/mcp and /mcp (seed ${SEED}, ${RUNS} bodies Ã
   it("has a surface to attack and a victim to protect", () => {
     expect(surface.tools.length).toBeGreaterThan(10);
     expect(surface.foreignIds.length).toBeGreaterThan(10);
-    expect(coveredTables(before)).toEqual(expect.arrayContaining(["epics", "requirements", "user_stories", "relationships"]));
+    expect(coveredTables(before)).toEqual(
+      expect.arrayContaining(["epics", "requirements", "user_stories", "relationships"]),
+    );
     expect(before.epics?.length).toBe(4);
   });
 
@@ -185,7 +231,10 @@ describe(`hostile bodies on /api/v1/mcp and /mcp (seed ${SEED}, ${RUNS} bodies Ã
       await fc.assert(
         fc.asyncProperty(hostileBody(surface), async (body) => {
           counts.bodies++;
-          counts.byKind.set(body.kind.split(" ")[0] as string, (counts.byKind.get(body.kind.split(" ")[0] as string) ?? 0) + 1);
+          counts.byKind.set(
+            body.kind.split(" ")[0] as string,
+            (counts.byKind.get(body.kind.split(" ")[0] as string) ?? 0) + 1,
+          );
           const [rpc, mcp] = await Promise.all([send("/api/v1/mcp", body), send("/mcp", body)]);
           const problem = rpc ? `/api/v1/mcp: ${rpc}` : mcp ? `/mcp: ${mcp}` : undefined;
           if (problem) {
@@ -226,7 +275,9 @@ describe(`hostile bodies on /api/v1/mcp and /mcp (seed ${SEED}, ${RUNS} bodies Ã
       body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
     });
     expect(res.status).toBe(200);
-    const [message] = parseMcpBody(res.headers.get("content-type"), await res.text()) as { result: { tools: unknown[] } }[];
+    const [message] = parseMcpBody(res.headers.get("content-type"), await res.text()) as {
+      result: { tools: unknown[] };
+    }[];
     expect(message?.result.tools.length).toBe(surface.tools.length);
     const errors = hosted.logs.filter((l) => l.includes('"level":"error"')).slice(errorLogsBefore);
     expect(errors, errors.slice(0, 3).join("\n")).toEqual([]);

@@ -53,7 +53,7 @@ export const META_STRINGS = [
   'requirement* OR "',
   'NEAR("a" "b")',
   "title:secret",
-  "^ \" ( ) : * -",
+  '^ " ( ) : * -',
   "../../../../etc/passwd",
   "..\\..\\windows\\system32",
   "/etc/passwd",
@@ -66,6 +66,7 @@ export const META_STRINGS = [
   "$(id)",
   "`id`",
   "{{7*7}}",
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a literal template placeholder is the attack
   "${process.env}",
   "{keywords}",
   "<script>alert(1)</script>",
@@ -137,7 +138,10 @@ export function valueFor(schema: JsonSchema | undefined, foreignIds: string[]): 
   if (types.includes("object") && s.properties) typed.push(argumentsFor(s, foreignIds));
   for (const alt of [...(s.anyOf ?? []), ...(s.oneOf ?? [])]) typed.push(valueFor(alt, foreignIds));
   if (typed.length === 0) typed.push(hostileString(foreignIds));
-  return fc.oneof({ weight: 4, arbitrary: fc.oneof(...typed) }, { weight: 1, arbitrary: wrongType(foreignIds) });
+  return fc.oneof(
+    { weight: 4, arbitrary: fc.oneof(...typed) },
+    { weight: 1, arbitrary: wrongType(foreignIds) },
+  );
 }
 
 /** Sets a key as an own enumerable property, so `__proto__` survives into JSON.stringify. */
@@ -146,10 +150,21 @@ function withKey(target: Record<string, unknown>, key: string, value: unknown): 
   return target;
 }
 
-const POISON_KEYS = ["__proto__", "constructor", "prototype", "isAdmin", "workspace_id", "workspaceId", "role"];
+const POISON_KEYS = [
+  "__proto__",
+  "constructor",
+  "prototype",
+  "isAdmin",
+  "workspace_id",
+  "workspaceId",
+  "role",
+];
 
 /** Arguments for an object schema: properties present or not, plus unknown and prototype-polluting keys. */
-export function argumentsFor(schema: JsonSchema, foreignIds: string[]): fc.Arbitrary<Record<string, unknown>> {
+export function argumentsFor(
+  schema: JsonSchema,
+  foreignIds: string[],
+): fc.Arbitrary<Record<string, unknown>> {
   const props = Object.entries(schema.properties ?? {});
   const fields = props.map(([name, prop]) =>
     fc.option(valueFor(prop, foreignIds), { nil: undefined, freq: 4 }).map((v) => [name, v] as const),
@@ -190,14 +205,22 @@ const idArb: fc.Arbitrary<unknown> = fc.oneof(
   },
 );
 
-function envelope(method: fc.Arbitrary<string>, params: fc.Arbitrary<unknown>): fc.Arbitrary<Record<string, unknown>> {
+function envelope(
+  method: fc.Arbitrary<string>,
+  params: fc.Arbitrary<unknown>,
+): fc.Arbitrary<Record<string, unknown>> {
   return fc
     .record({
       id: idArb,
       method,
       params,
-      jsonrpc: fc.oneof({ weight: 9, arbitrary: fc.constant<unknown>("2.0") }, fc.constantFrom<unknown>("1.0", 2, null)),
-      extra: fc.option(fc.constantFrom("__proto__", "constructor", "result", "error", "x"), { nil: undefined }),
+      jsonrpc: fc.oneof(
+        { weight: 9, arbitrary: fc.constant<unknown>("2.0") },
+        fc.constantFrom<unknown>("1.0", 2, null),
+      ),
+      extra: fc.option(fc.constantFrom("__proto__", "constructor", "result", "error", "x"), {
+        nil: undefined,
+      }),
     })
     .map(({ id, method: m, params: p, jsonrpc, extra }) => {
       const out: Record<string, unknown> = { jsonrpc, id, method: m };
@@ -238,7 +261,9 @@ function injectInvalidUtf8(bytes: Uint8Array, marker: string): Uint8Array {
   const m = encoder.encode(marker);
   outer: for (let i = 0; i + m.length <= bytes.length; i++) {
     for (let j = 0; j < m.length; j++) if (bytes[i + j] !== m[j]) continue outer;
-    const bad = Uint8Array.from([0xff, 0xfe, 0xc0, 0x80, 0xed, 0xa0, 0x80, 0xc3, 0x28, 0xf8, 0x88, 0x80, 0x80, 0x80]);
+    const bad = Uint8Array.from([
+      0xff, 0xfe, 0xc0, 0x80, 0xed, 0xa0, 0x80, 0xc3, 0x28, 0xf8, 0x88, 0x80, 0x80, 0x80,
+    ]);
     const out = new Uint8Array(bytes.length - m.length + bad.length);
     out.set(bytes.subarray(0, i), 0);
     out.set(bad, i);
@@ -258,20 +283,42 @@ export function hostileBody(surface: Surface): fc.Arbitrary<HostileBody> {
       envelope(
         fc.constant("tools/call"),
         fc.oneof(
-          { weight: 8, arbitrary: argumentsFor(tool.inputSchema, ids).map((args) => ({ name: tool.name, arguments: args })) },
+          {
+            weight: 8,
+            arbitrary: argumentsFor(tool.inputSchema, ids).map((args) => ({
+              name: tool.name,
+              arguments: args,
+            })),
+          },
           { weight: 1, arbitrary: wrongType(ids).map((args) => ({ name: tool.name, arguments: args })) },
           { weight: 1, arbitrary: hostileString(ids).map((name) => ({ name, arguments: {} })) },
         ),
       ),
     )
-    .map((body) => ({ kind: `tools/call ${String((body.params as { name?: unknown })?.name).slice(0, 40)}`, bytes: encode(body) }));
+    .map((body) => ({
+      kind: `tools/call ${String((body.params as { name?: unknown })?.name).slice(0, 40)}`,
+      bytes: encode(body),
+    }));
 
-  const resourceRead = (surface.resourceTemplates.length > 0
-    ? fc.oneof(fc.constantFrom(...surface.resourceTemplates).chain((t) => uriFor(t, ids)), hostileString(ids))
-    : hostileString(ids)
-  ).chain((uri) => envelope(fc.constant("resources/read"), fc.constant({ uri })).map((b) => ({ kind: "resources/read", bytes: encode(b) })));
+  const resourceRead = (
+    surface.resourceTemplates.length > 0
+      ? fc.oneof(
+          fc.constantFrom(...surface.resourceTemplates).chain((t) => uriFor(t, ids)),
+          hostileString(ids),
+        )
+      : hostileString(ids)
+  ).chain((uri) =>
+    envelope(fc.constant("resources/read"), fc.constant({ uri })).map((b) => ({
+      kind: "resources/read",
+      bytes: encode(b),
+    })),
+  );
 
-  const promptGet = (surface.prompts.length > 0 ? fc.constantFrom(...surface.prompts) : fc.constant({ name: "none", arguments: [] }))
+  const promptGet = (
+    surface.prompts.length > 0
+      ? fc.constantFrom(...surface.prompts)
+      : fc.constant({ name: "none", arguments: [] })
+  )
     .chain((p) =>
       envelope(
         fc.constant("prompts/get"),
@@ -295,11 +342,14 @@ export function hostileBody(surface: Surface): fc.Arbitrary<HostileBody> {
     )
     .map((b) => ({ kind: "prompts/get", bytes: encode(b) }));
 
-  const anyEnvelope = envelope(fc.oneof(fc.constantFrom(...METHODS), fc.string({ maxLength: 20 })), fc.jsonValue({ maxDepth: 3 })).map(
-    (b) => ({ kind: `envelope ${String(b.method).slice(0, 30)}`, bytes: encode(b) }),
-  );
+  const anyEnvelope = envelope(
+    fc.oneof(fc.constantFrom(...METHODS), fc.string({ maxLength: 20 })),
+    fc.jsonValue({ maxDepth: 3 }),
+  ).map((b) => ({ kind: `envelope ${String(b.method).slice(0, 30)}`, bytes: encode(b) }));
 
-  const notification = fc.constantFrom(...METHODS).map((method) => ({ kind: "notification", bytes: encode({ jsonrpc: "2.0", method }) }));
+  const notification = fc
+    .constantFrom(...METHODS)
+    .map((method) => ({ kind: "notification", bytes: encode({ jsonrpc: "2.0", method }) }));
 
   const garbage = fc.uint8Array({ maxLength: 2048 }).map((bytes) => ({ kind: "random bytes", bytes }));
 
@@ -325,20 +375,21 @@ export function hostileBody(surface: Surface): fc.Arbitrary<HostileBody> {
     )
     .map((s) => ({ kind: "broken JSON", bytes: encoder.encode(s) }));
 
-  const deep = fc
-    .tuple(fc.integer({ min: 100, max: 20_000 }), fc.boolean())
-    .map(([depth, asObject]) => {
-      const open = asObject ? '{"a":'.repeat(depth) : "[".repeat(depth);
-      const close = asObject ? "}".repeat(depth) : "]".repeat(depth);
-      const text = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"${tools[0]?.name}","arguments":{"x":${open}1${close}}}}`;
-      return { kind: `nested ${depth}`, bytes: encoder.encode(text) };
-    });
+  const deep = fc.tuple(fc.integer({ min: 100, max: 20_000 }), fc.boolean()).map(([depth, asObject]) => {
+    const open = asObject ? '{"a":'.repeat(depth) : "[".repeat(depth);
+    const close = asObject ? "}".repeat(depth) : "]".repeat(depth);
+    const text = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"${tools[0]?.name}","arguments":{"x":${open}1${close}}}}`;
+    return { kind: `nested ${depth}`, bytes: encoder.encode(text) };
+  });
 
   const invalidUtf8 = toolCall.map((b) => {
     // Put the bad bytes inside a string value: parsers must refuse or replace them, never crash.
     const text = new TextDecoder().decode(b.bytes);
     const marked = text.replace(/"arguments":\{/, '"arguments":{"zz":"INVALIDUTF8",');
-    return { kind: `invalid UTF-8 in ${b.kind}`, bytes: injectInvalidUtf8(encoder.encode(marked), "INVALIDUTF8") };
+    return {
+      kind: `invalid UTF-8 in ${b.kind}`,
+      bytes: injectInvalidUtf8(encoder.encode(marked), "INVALIDUTF8"),
+    };
   });
 
   const batch = fc
@@ -351,7 +402,12 @@ export function hostileBody(surface: Surface): fc.Arbitrary<HostileBody> {
   const huge = fc.constant({
     kind: "body over 1 MiB",
     bytes: encoder.encode(
-      JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: tools[0]?.name, arguments: { x: "y".repeat(1_100_000) } } }),
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: { name: tools[0]?.name, arguments: { x: "y".repeat(1_100_000) } },
+      }),
     ),
   });
 

@@ -7,7 +7,10 @@ import { readdir, readFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { parse } from "yaml";
 
-export const CONFORMANCE_CLI = resolve(import.meta.dirname, "../../node_modules/@modelcontextprotocol/conformance/dist/index.js");
+export const CONFORMANCE_CLI = resolve(
+  import.meta.dirname,
+  "../../node_modules/@modelcontextprotocol/conformance/dist/index.js",
+);
 export const EXPECTED_FAILURES = resolve(import.meta.dirname, "../conformance/expected-failures.yaml");
 
 export interface Check {
@@ -62,7 +65,10 @@ export async function runConformance(options: {
   const args = [CONFORMANCE_CLI, "server", "--url", options.url, "-o", options.outputDir];
   if (options.scenario) args.push("--scenario", options.scenario);
   if (options.expectedFailures) args.push("--expected-failures", options.expectedFailures);
-  const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, NO_COLOR: "1" } });
+  const child = spawn(process.execPath, args, {
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, NO_COLOR: "1" },
+  });
   let output = "";
   child.stdout.on("data", (chunk: Buffer) => {
     output += chunk.toString("utf8");
@@ -89,7 +95,9 @@ export async function runConformance(options: {
     // Directories are named `server-<scenario>-<ISO timestamp with - for : and .>`.
     const m = /^server-(.+)-\d{4}-\d{2}-\d{2}T[\d-]+Z$/.exec(entry.name);
     if (!m) continue;
-    const checks = JSON.parse(await readFile(join(options.outputDir, entry.name, "checks.json"), "utf8")) as Check[];
+    const checks = JSON.parse(
+      await readFile(join(options.outputDir, entry.name, "checks.json"), "utf8"),
+    ) as Check[];
     scenarios.set(m[1] as string, checks);
   }
   return { exitCode, output, scenarios };
@@ -104,7 +112,8 @@ export function describeFailures(scenarios: Map<string, Check[]>, names: Iterabl
       lines.push(`${name}: not run`);
       continue;
     }
-    for (const c of failedChecks(checks)) lines.push(`${name}: ${c.status} ${c.name}: ${c.errorMessage ?? ""}`);
+    for (const c of failedChecks(checks))
+      lines.push(`${name}: ${c.status} ${c.name}: ${c.errorMessage ?? ""}`);
   }
   return lines.join("\n");
 }

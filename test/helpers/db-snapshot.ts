@@ -19,7 +19,11 @@ async function tables(client: Client): Promise<{ name: string; columns: string[]
   for (const t of all) {
     if (SKIP.test(t.name) || shadow(t.name)) continue;
     const info = await client.execute(`PRAGMA table_info("${t.name}")`);
-    out.push({ name: t.name, columns: info.rows.map((r) => String(r.name)), virtual: virtual.includes(t.name) });
+    out.push({
+      name: t.name,
+      columns: info.rows.map((r) => String(r.name)),
+      virtual: virtual.includes(t.name),
+    });
   }
   return out;
 }
@@ -28,13 +32,20 @@ async function tables(client: Client): Promise<{ name: string; columns: string[]
  * Every row that belongs to `workspaceId` (tables with a `workspace_id` column, the FTS index included),
  * plus every row of the shared tables (no `workspace_id` column) listed in `shared`, or all of them.
  */
-export async function workspaceSnapshot(client: Client, workspaceId: number, shared: string[] | "all" = []): Promise<Snapshot> {
+export async function workspaceSnapshot(
+  client: Client,
+  workspaceId: number,
+  shared: string[] | "all" = [],
+): Promise<Snapshot> {
   const snapshot: Snapshot = {};
   for (const t of await tables(client)) {
     if (t.columns.includes("workspace_id")) {
       // Tokens of the watched workspace change `last_used_at` only when used; the attacker never uses them.
       const order = t.virtual ? "ORDER BY rowid" : `ORDER BY ${t.columns.includes("id") ? "id" : "rowid"}`;
-      const rs = await client.execute({ sql: `SELECT * FROM "${t.name}" WHERE workspace_id = ? ${order}`, args: [workspaceId] });
+      const rs = await client.execute({
+        sql: `SELECT * FROM "${t.name}" WHERE workspace_id = ? ${order}`,
+        args: [workspaceId],
+      });
       snapshot[t.name] = rs.rows.map((r) => ({ ...r }));
     } else if (shared === "all" || shared.includes(t.name)) {
       const rs = await client.execute(`SELECT * FROM "${t.name}" ORDER BY rowid`);
@@ -59,7 +70,8 @@ export function coveredTables(snapshot: Snapshot): string[] {
  * ms), so a snapshot taken right after a request could miss that request's row.
  */
 export async function settleAudit(client: Client, quietMs = 200, timeoutMs = 10_000): Promise<void> {
-  const count = async () => Number((await client.execute("SELECT COUNT(*) AS n FROM audit_events")).rows[0]?.n ?? 0);
+  const count = async () =>
+    Number((await client.execute("SELECT COUNT(*) AS n FROM audit_events")).rows[0]?.n ?? 0);
   const deadline = Date.now() + timeoutMs;
   let last = await count();
   while (Date.now() < deadline) {

@@ -42,7 +42,12 @@ export async function startWorkerWithEntry(entry: string, readyTimeoutMs = 150_0
       "--var",
       `LIBSQL_URL:${endpoint.url}`,
     ],
-    { cwd: REPO_ROOT, env: { ...process.env, ...OFFLINE_WRANGLER_ENV }, detached: true, stdio: ["ignore", "pipe", "pipe"] },
+    {
+      cwd: REPO_ROOT,
+      env: { ...process.env, ...OFFLINE_WRANGLER_ENV },
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
+    },
   );
   let output = "";
   const collect = (chunk: Buffer) => {
@@ -86,7 +91,9 @@ export async function startWorkerWithEntry(entry: string, readyTimeoutMs = 150_0
     }
     if (Date.now() > deadline) {
       await close();
-      throw new Error(`The Worker did not answer /healthz within ${readyTimeoutMs} ms (last: ${last}).\n${output}`);
+      throw new Error(
+        `The Worker did not answer /healthz within ${readyTimeoutMs} ms (last: ${last}).\n${output}`,
+      );
     }
     await new Promise((r) => setTimeout(r, 250));
   }

@@ -5,7 +5,10 @@
 import { spawn } from "node:child_process";
 import { resolve } from "node:path";
 
-export const INSPECTOR_CLI = resolve(import.meta.dirname, "../../node_modules/@modelcontextprotocol/inspector/cli/build/cli.js");
+export const INSPECTOR_CLI = resolve(
+  import.meta.dirname,
+  "../../node_modules/@modelcontextprotocol/inspector/cli/build/cli.js",
+);
 
 export interface InspectorRun {
   code: number | null;
@@ -15,7 +18,10 @@ export interface InspectorRun {
   json: unknown;
 }
 
-export async function runInspector(args: string[], options: { cwd?: string; timeoutMs?: number } = {}): Promise<InspectorRun> {
+export async function runInspector(
+  args: string[],
+  options: { cwd?: string; timeoutMs?: number } = {},
+): Promise<InspectorRun> {
   const child = spawn(process.execPath, [INSPECTOR_CLI, "--cli", ...args], {
     cwd: options.cwd ?? process.cwd(),
     stdio: ["ignore", "pipe", "pipe"],
@@ -33,7 +39,9 @@ export async function runInspector(args: string[], options: { cwd?: string; time
   const code = await new Promise<number | null>((done, fail) => {
     const timer = setTimeout(() => {
       child.kill("SIGKILL");
-      fail(new Error(`inspector did not finish within ${timeoutMs} ms\nstdout: ${stdout}\nstderr: ${stderr}`));
+      fail(
+        new Error(`inspector did not finish within ${timeoutMs} ms\nstdout: ${stdout}\nstderr: ${stderr}`),
+      );
     }, timeoutMs);
     child.on("error", fail);
     child.on("close", (c) => {

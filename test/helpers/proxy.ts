@@ -5,7 +5,7 @@
  * headers of their own (the MCP conformance suite) against the real auth middleware.
  */
 import { once } from "node:events";
-import { type IncomingMessage, request, type Server, type ServerResponse, createServer } from "node:http";
+import { createServer, type IncomingMessage, request, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 
 export interface AuthProxy {

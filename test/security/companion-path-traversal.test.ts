@@ -10,7 +10,7 @@
  * huge names, paths that do not exist) and must not create anything.
  */
 import { createHash } from "node:crypto";
-import { mkdir, readdir, readFile, lstat, readlink, symlink, writeFile } from "node:fs/promises";
+import { lstat, mkdir, readdir, readFile, readlink, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Companion, startCompanion, tempDir } from "../helpers/companion.js";
@@ -52,7 +52,9 @@ async function listing(dir: string, skip: string): Promise<Record<string, string
         out[path] = "dir";
         await walk(path);
       } else {
-        const hash = createHash("sha256").update(await readFile(path)).digest("hex");
+        const hash = createHash("sha256")
+          .update(await readFile(path))
+          .digest("hex");
         out[path] = `file ${info.size} ${hash} ${info.mtimeMs}`;
       }
     }
@@ -136,7 +138,8 @@ function validValue(tool: string, name: string, schema: PropSchema): unknown {
 function argsFor(tool: Tool): Record<string, unknown> {
   const args: Record<string, unknown> = {};
   for (const [name, schema] of Object.entries(tool.inputSchema.properties ?? {})) {
-    if (tool.inputSchema.required?.includes(name) || ROOT_PARAMS.has(name)) args[name] = validValue(tool.name, name, schema);
+    if (tool.inputSchema.required?.includes(name) || ROOT_PARAMS.has(name))
+      args[name] = validValue(tool.name, name, schema);
   }
   return args;
 }
@@ -174,11 +177,17 @@ beforeAll(async () => {
   await symlink(outside, join(project, "link-out"));
   const req = join(project, "docs", "development", "requirements");
   await mkdir(req, { recursive: true });
-  await writeFile(join(req, "general.md"), `# General Requirements\n\n## G.G.1: Title\n\nBody text, ${WORD}.\n`);
+  await writeFile(
+    join(req, "general.md"),
+    `# General Requirements\n\n## G.G.1: Title\n\nBody text, ${WORD}.\n`,
+  );
   await symlink(join(outside, "secret.md"), join(req, "leak.md"));
   const docs = join(project, ".knowledge", "docs", "react-18.2");
   await mkdir(docs, { recursive: true });
-  await writeFile(join(project, ".knowledge", "config.yaml"), 'docsets:\n  - name: react\n    version: "18.2"\n');
+  await writeFile(
+    join(project, ".knowledge", "config.yaml"),
+    'docsets:\n  - name: react\n    version: "18.2"\n',
+  );
   await writeFile(join(docs, "guide.md"), `# Guide\n\n${WORD} hooks and state\n`);
   await symlink(join(outside, "secret.md"), join(docs, "leak.md"));
   await symlink(outside, join(docs, "out"));
@@ -212,11 +221,14 @@ describe("companion file tools refuse to leave the project", () => {
     // Valid arguments first, for every tool, while the project is as set up: they walk the project, which
     // holds the symlinks out, and prove (MUST_FIND) that the calls reach the file code.
     for (const tool of tools) {
-      const plain = textOfResult(await companion.client.callTool({ name: tool.name, arguments: argsFor(tool) }));
+      const plain = textOfResult(
+        await companion.client.callTool({ name: tool.name, arguments: argsFor(tool) }),
+      );
       calls++;
       if (plain.includes(SECRET)) leaks.push(`${tool.name} (valid arguments): ${plain.slice(0, 300)}`);
       const expected = MUST_FIND[tool.name];
-      if (expected !== undefined && !plain.includes(expected)) controls.push(`${tool.name}: ${plain.slice(0, 300)}`);
+      if (expected !== undefined && !plain.includes(expected))
+        controls.push(`${tool.name}: ${plain.slice(0, 300)}`);
     }
     for (const tool of tools) {
       for (const [name, schema] of Object.entries(tool.inputSchema.properties ?? {})) {
@@ -228,7 +240,8 @@ describe("companion file tools refuse to leave the project", () => {
           const result = await companion.client.callTool({ name: tool.name, arguments: args });
           calls++;
           const text = textOfResult(result);
-          if (text.includes(SECRET)) leaks.push(`${tool.name} ${name}=${JSON.stringify(value).slice(0, 80)}: ${text.slice(0, 300)}`);
+          if (text.includes(SECRET))
+            leaks.push(`${tool.name} ${name}=${JSON.stringify(value).slice(0, 80)}: ${text.slice(0, 300)}`);
         }
       }
     }
@@ -262,7 +275,9 @@ describe("a requirements directory that resolves outside the project", () => {
     ] as const) {
       const c = await startCompanion({ cwd: root, env });
       try {
-        const names = (await c.client.listTools()).tools.map((t) => t.name).filter((n) => n.startsWith("reqlix_"));
+        const names = (await c.client.listTools()).tools
+          .map((t) => t.name)
+          .filter((n) => n.startsWith("reqlix_"));
         expect(names.length, "the reqlix toolset is in the bundle").toBeGreaterThan(0);
         for (const name of names) {
           const tool = (await c.client.listTools()).tools.find((t) => t.name === name) as unknown as Tool;

@@ -17,7 +17,12 @@ afterAll(async () => {
 });
 
 /** Writes `request` and resolves with everything read until `done(text)` or the socket closes. */
-function exchange(socket: Socket, request: string | Buffer, done: (text: string) => boolean, timeoutMs = 5_000): Promise<{ text: string; closed: boolean }> {
+function exchange(
+  socket: Socket,
+  request: string | Buffer,
+  done: (text: string) => boolean,
+  timeoutMs = 5_000,
+): Promise<{ text: string; closed: boolean }> {
   return new Promise((resolve) => {
     let text = "";
     const finish = (closed: boolean) => {

@@ -32,7 +32,10 @@ async function addMember(username: string): Promise<void> {
   expect(res.status, await res.clone().text()).toBe(201);
 }
 
-async function adminToken(username: string, extra: Record<string, unknown> = {}): Promise<{ id: number; token: string }> {
+async function adminToken(
+  username: string,
+  extra: Record<string, unknown> = {},
+): Promise<{ id: number; token: string }> {
   const res = await fetch(`${hosted.url}/api/v1/admin/tokens`, {
     method: "POST",
     headers: { authorization: `Bearer ${hosted.ownerToken}`, "content-type": "application/json" },
@@ -62,7 +65,9 @@ async function expectRefused(token: string, reason: RegExp): Promise<void> {
   expect(viaRpc.status).toBe(401);
   expect(viaRpc.body.error.code).toBe(-32001);
   expect(viaRpc.text).toMatch(reason);
-  const viaAdmin = await fetch(`${hosted.url}/api/v1/admin/tokens`, { headers: { authorization: `Bearer ${token}` } });
+  const viaAdmin = await fetch(`${hosted.url}/api/v1/admin/tokens`, {
+    headers: { authorization: `Bearer ${token}` },
+  });
   expect(viaAdmin.status).toBe(401);
 }
 
@@ -123,7 +128,12 @@ describe("tokens never in clear", () => {
     const res = await fetch(`${hosted.url}/mcp`, {
       method: "POST",
       headers: { authorization: `Bearer ${alice}`, "content-type": "application/json", accept: MCP_ACCEPT },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "get_epic", arguments: { epic_id: "EP-999" } } }),
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 2,
+        method: "tools/call",
+        params: { name: "get_epic", arguments: { epic_id: "EP-999" } },
+      }),
     });
     parseMcpBody(res.headers.get("content-type"), await res.text());
     await hosted.database.client.execute("PRAGMA wal_checkpoint(PASSIVE)");
@@ -137,7 +147,10 @@ describe("tokens never in clear", () => {
     expect(bytes.length).toBeGreaterThan(10_000);
     for (const token of seen) {
       expect(bytes.includes(Buffer.from(token)), `token ${token.slice(0, 8)}… in the database`).toBe(false);
-      expect(bytes.includes(Buffer.from(token.slice(4))), `random part of ${token.slice(0, 8)}… in the database`).toBe(false);
+      expect(
+        bytes.includes(Buffer.from(token.slice(4))),
+        `random part of ${token.slice(0, 8)}… in the database`,
+      ).toBe(false);
     }
     // Positive control: the same bytes do hold what was written in clear.
     expect(bytes.includes(Buffer.from("Token hygiene"))).toBe(true);

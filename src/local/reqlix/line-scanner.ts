@@ -239,7 +239,8 @@ export async function scanHeadings(
           if (visit({ level, text, start: state.base + start, end: state.base + end })) return true;
           continue;
         }
-        fences.feed(lineText(view, start, end, start === 0 && bomSkip > 0));
+        const from = start === 0 ? bomSkip : start;
+        fences.feedBytes(view, from, eolStart(view, from, end));
       }
     },
     options.signal,

@@ -25,43 +25,67 @@ export function trimBlank(s: string): string {
   return s.replace(/^[ \t]+|[ \t]+$/g, "");
 }
 
-const FENCE_OPEN = /^ {0,3}(`{3,}|~{3,})(.*)$/;
-const FENCE_CLOSE = /^ {0,3}(`{3,}|~{3,})[ \t]*$/;
+const BACKTICK = 0x60;
+const TILDE = 0x7e;
+const SPACE = 0x20;
+const TAB = 0x09;
 
-/** Tracks fenced code blocks across lines fed in file order. */
+/** Tracks fenced code blocks across lines fed in file order (as text, or as bytes of a read buffer). */
 export class FenceTracker {
-  private open: { char: string; length: number } | undefined;
+  private openChar = 0;
+  private openLength = 0;
   /** Text of the line that opened the current fence (for error messages). */
   openedBy: string | undefined;
 
   get inFence(): boolean {
-    return this.open !== undefined;
+    return this.openChar !== 0;
   }
 
   /** Feeds one line; returns true when the line is a fence delimiter or inside a fence (so not a heading). */
   feed(line: string): boolean {
-    if (this.open) {
-      const m = FENCE_CLOSE.exec(line);
-      const run = m?.[1];
-      if (run && run[0] === this.open.char && run.length >= this.open.length) {
-        this.open = undefined;
-        this.openedBy = undefined;
+    return this.step(
+      line.length,
+      (i) => line.charCodeAt(i),
+      () => line,
+    );
+  }
+
+  /** The same for the bytes [start, end) of a buffer (the line without its line ending): nothing is decoded
+   * unless the line opens a fence. */
+  feedBytes(buf: Buffer, start: number, end: number): boolean {
+    return this.step(
+      end - start,
+      (i) => buf[start + i] as number,
+      () => buf.toString("utf8", start, end),
+    );
+  }
+
+  // The CommonMark rules of the module comment, on character codes (ASCII only matter here).
+  private step(length: number, at: (i: number) => number, text: () => string): boolean {
+    let i = 0;
+    while (i < length && i < 4 && at(i) === SPACE) i++;
+    const ch = i < 4 && i < length ? at(i) : 0;
+    let run = 0;
+    if (ch === BACKTICK || ch === TILDE) while (i + run < length && at(i + run) === ch) run++;
+    if (this.openChar !== 0) {
+      if (run >= 3 && ch === this.openChar && run >= this.openLength) {
+        let k = i + run;
+        while (k < length && (at(k) === SPACE || at(k) === TAB)) k++;
+        if (k === length) {
+          this.openChar = 0;
+          this.openLength = 0;
+          this.openedBy = undefined;
+        }
       }
       return true;
     }
-    const m = FENCE_OPEN.exec(line);
-    const run = m?.[1];
-    if (!run) return false;
-    if (run[0] === "`" && (m?.[2] ?? "").includes("`")) return false; // inline code, not a fence
-    this.open = { char: run[0] as string, length: run.length };
-    this.openedBy = line;
+    if (run < 3) return false;
+    if (ch === BACKTICK) for (let k = i + run; k < length; k++) if (at(k) === BACKTICK) return false; // inline code
+    this.openChar = ch;
+    this.openLength = run;
+    this.openedBy = text();
     return true;
   }
-}
-
-/** Could this line open or close a fence? (Cheap pre-check used by the fast scanner.) */
-export function mayBeFence(line: string): boolean {
-  return FENCE_OPEN.test(line);
 }
 
 export interface RequirementHeading {

@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
   bodyProblem,
@@ -65,6 +66,44 @@ describe("FenceTracker", () => {
     f.feed("```");
     f.feed("``` js");
     expect(f.inFence).toBe(true);
+  });
+});
+
+/** The CommonMark fence rules as two regular expressions: the tracker must agree with them, line by line. */
+class RegexFences {
+  private open: { char: string; length: number } | undefined;
+  feed(line: string): boolean {
+    if (this.open) {
+      const run = /^ {0,3}(`{3,}|~{3,})[ \t]*$/.exec(line)?.[1];
+      if (run && run[0] === this.open.char && run.length >= this.open.length) this.open = undefined;
+      return true;
+    }
+    const m = /^ {0,3}(`{3,}|~{3,})(.*)$/.exec(line);
+    const run = m?.[1];
+    if (!run || (run[0] === "`" && (m?.[2] ?? "").includes("`"))) return false;
+    this.open = { char: run[0] as string, length: run.length };
+    return true;
+  }
+}
+
+describe("FenceTracker against the regular-expression statement of the rules", () => {
+  it("agrees on random lines, as text and as bytes", () => {
+    const piece = fc.constantFrom("`", "~", " ", "\t", "a", "#", "``", "~~~", "```", "````", "    ");
+    const lineArb = fc.array(piece, { maxLength: 8 }).map((p) => p.join(""));
+    fc.assert(
+      fc.property(fc.array(lineArb, { maxLength: 40 }), (lines) => {
+        const text = new FenceTracker();
+        const bytes = new FenceTracker();
+        const regex = new RegexFences();
+        for (const line of lines) {
+          const expected = regex.feed(line);
+          const buf = Buffer.from(`xx${line}yy`);
+          expect(text.feed(line), JSON.stringify(line)).toBe(expected);
+          expect(bytes.feedBytes(buf, 2, buf.length - 2), JSON.stringify(line)).toBe(expected);
+        }
+      }),
+      { numRuns: 500 },
+    );
   });
 });
 

@@ -58,7 +58,13 @@ const results: { case: string; writes: number; ms: number; perSecond: number; ra
 function record(name: string, writes: number, ms: number) {
   const perSecond = (writes / ms) * 1000;
   const base = results[0]?.perSecond ?? perSecond;
-  results.push({ case: name, writes, ms: Math.round(ms), perSecond: Math.round(perSecond), ratio: perSecond / base });
+  results.push({
+    case: name,
+    writes,
+    ms: Math.round(ms),
+    perSecond: Math.round(perSecond),
+    ratio: perSecond / base,
+  });
 }
 
 {
@@ -112,11 +118,13 @@ for (const [label, concurrency] of [
   const boot = await bootstrap(database);
   if (!boot.created) throw new Error("no bootstrap");
   const app = createApp({ database, logger: createJsonLogger({ write: () => {} }), version: "bench" });
-  const { server, base } = await new Promise<{ server: ReturnType<typeof serve>; base: string }>((resolve) => {
-    const s = serve({ fetch: app.fetch, hostname: "127.0.0.1", port: 0 }, (info: AddressInfo) =>
-      resolve({ server: s, base: `http://127.0.0.1:${info.port}` }),
-    );
-  });
+  const { server, base } = await new Promise<{ server: ReturnType<typeof serve>; base: string }>(
+    (resolve) => {
+      const s = serve({ fetch: app.fetch, hostname: "127.0.0.1", port: 0 }, (info: AddressInfo) =>
+        resolve({ server: s, base: `http://127.0.0.1:${info.port}` }),
+      );
+    },
+  );
   const httpN = Math.min(N, 1000);
   const ms = await timed(() =>
     pool(httpN, CONCURRENCY, async (k) => {

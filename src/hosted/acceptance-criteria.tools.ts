@@ -41,16 +41,12 @@ export const updateAcceptanceCriteriaTool = hostedTool({
   }),
   output: criterionOutput,
   annotations: UPDATE,
-  handler: ({ acceptance_criteria_id, ...patch }, ctx) =>
-    ctx.database.write((tx) =>
-      updateAcceptanceCriterion(
-        tx,
-        ctx.auth.workspaceId,
-        acceptance_criteria_id,
-        requireChanges("update_acceptance_criteria", patch),
-        actor(ctx),
-      ),
-    ),
+  handler: ({ acceptance_criteria_id, ...patch }, ctx) => {
+    const changes = requireChanges("update_acceptance_criteria", patch); // checked before a write transaction is opened
+    return ctx.database.write((tx) =>
+      updateAcceptanceCriterion(tx, ctx.auth.workspaceId, acceptance_criteria_id, changes, actor(ctx)),
+    );
+  },
 });
 
 export const acceptanceCriteriaTools = [createAcceptanceCriteriaTool, updateAcceptanceCriteriaTool];

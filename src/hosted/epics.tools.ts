@@ -54,10 +54,10 @@ export const updateEpicTool = hostedTool({
   }),
   output: epicOutput,
   annotations: UPDATE,
-  handler: ({ epic_id, ...patch }, ctx) =>
-    ctx.database.write((tx) =>
-      updateEpic(tx, ctx.auth.workspaceId, epic_id, requireChanges("update_epic", patch), actor(ctx)),
-    ),
+  handler: ({ epic_id, ...patch }, ctx) => {
+    const changes = requireChanges("update_epic", patch); // checked before a write transaction is opened
+    return ctx.database.write((tx) => updateEpic(tx, ctx.auth.workspaceId, epic_id, changes, actor(ctx)));
+  },
 });
 
 export const getEpicTool = hostedTool({

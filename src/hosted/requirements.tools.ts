@@ -73,16 +73,12 @@ export const updateRequirementTool = hostedTool({
   }),
   output: requirementOutput,
   annotations: UPDATE,
-  handler: ({ requirement_id, ...patch }, ctx) =>
-    ctx.database.write((tx) =>
-      updateRequirement(
-        tx,
-        ctx.auth.workspaceId,
-        requirement_id,
-        requireChanges("update_requirement", patch),
-        actor(ctx),
-      ),
-    ),
+  handler: ({ requirement_id, ...patch }, ctx) => {
+    const changes = requireChanges("update_requirement", patch); // checked before a write transaction is opened
+    return ctx.database.write((tx) =>
+      updateRequirement(tx, ctx.auth.workspaceId, requirement_id, changes, actor(ctx)),
+    );
+  },
 });
 
 export const getRequirementTool = hostedTool({

@@ -56,16 +56,12 @@ export const updateUserStoryTool = hostedTool({
   }),
   output: userStoryOutput,
   annotations: UPDATE,
-  handler: ({ user_story_id, ...patch }, ctx) =>
-    ctx.database.write((tx) =>
-      updateUserStory(
-        tx,
-        ctx.auth.workspaceId,
-        user_story_id,
-        requireChanges("update_user_story", patch),
-        actor(ctx),
-      ),
-    ),
+  handler: ({ user_story_id, ...patch }, ctx) => {
+    const changes = requireChanges("update_user_story", patch); // checked before a write transaction is opened
+    return ctx.database.write((tx) =>
+      updateUserStory(tx, ctx.auth.workspaceId, user_story_id, changes, actor(ctx)),
+    );
+  },
 });
 
 export const getUserStoryTool = hostedTool({

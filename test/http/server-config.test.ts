@@ -1,0 +1,65 @@
+/** `npm start`'s configuration from the environment: defaults, lists, loopback detection, named errors. */
+import { describe, expect, it } from "vitest";
+import { isDomainError } from "../../src/core/errors.js";
+import { displayDbUrl, parseServerConfig } from "../../src/core/server-config.js";
+import { generateToken } from "../../src/core/tokens.js";
+
+describe("parseServerConfig", () => {
+  it("has the documented defaults; empty variables count as unset", () => {
+    const c = parseServerConfig({ PORT: "", REQLIX_DB_URL: "" });
+    expect(c).toMatchObject({
+      HOST: "127.0.0.1",
+      PORT: 8787,
+      REQLIX_DB_URL: "file:.data/reqlix.db",
+      REQLIX_ALLOWED_ORIGINS: [],
+      REQLIX_ALLOWED_HOSTS: [],
+      REQLIX_LOG_LEVEL: "info",
+      loopback: true,
+    });
+    expect(c.REQLIX_BOOTSTRAP_TOKEN).toBeUndefined();
+  });
+
+  it("reads lists, ports, the bootstrap token and whether the host is loopback", () => {
+    const token = generateToken();
+    const c = parseServerConfig({
+      HOST: "0.0.0.0",
+      PORT: "0",
+      REQLIX_ALLOWED_ORIGINS: " https://a.example , https://b.example,",
+      REQLIX_ALLOWED_HOSTS: "reqlix.internal",
+      REQLIX_BOOTSTRAP_TOKEN: token,
+      REQLIX_LOG_LEVEL: "debug",
+    });
+    expect(c.PORT).toBe(0);
+    expect(c.loopback).toBe(false);
+    expect(c.REQLIX_ALLOWED_ORIGINS).toEqual(["https://a.example", "https://b.example"]);
+    expect(c.REQLIX_ALLOWED_HOSTS).toEqual(["reqlix.internal"]);
+    expect(c.REQLIX_BOOTSTRAP_TOKEN).toBe(token);
+    expect(parseServerConfig({ HOST: "localhost" }).loopback).toBe(true);
+    expect(parseServerConfig({ HOST: "::1" }).loopback).toBe(true);
+  });
+
+  it("names every bad variable at once, never echoing a bad token", () => {
+    let caught: unknown;
+    try {
+      parseServerConfig({ PORT: "70000", REQLIX_LOG_LEVEL: "loud", REQLIX_BOOTSTRAP_TOKEN: "rqx_short" });
+    } catch (err) {
+      caught = err;
+    }
+    expect(isDomainError(caught)).toBe(true);
+    const err = caught as Error & { details: { errors: { field: string }[] } };
+    expect(err.details.errors.map((e) => e.field).sort()).toEqual([
+      "PORT",
+      "REQLIX_BOOTSTRAP_TOKEN",
+      "REQLIX_LOG_LEVEL",
+    ]);
+    expect(err.message).not.toContain("rqx_short");
+    expect(() => parseServerConfig({ PORT: "eighty" })).toThrow(/PORT/);
+  });
+
+  it("displayDbUrl drops credentials and query strings", () => {
+    expect(displayDbUrl("libsql://db-org.turso.io?authToken=secret")).toBe("libsql://db-org.turso.io");
+    expect(displayDbUrl("https://user:pass@sqld.example:8080/")).toBe("https://sqld.example:8080/");
+    expect(displayDbUrl("file:.data/reqlix.db?mode=rw")).toBe("file:.data/reqlix.db");
+    expect(displayDbUrl(":memory:")).toBe(":memory:");
+  });
+});

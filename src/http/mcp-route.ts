@@ -6,7 +6,8 @@
  *
  * Responses are JSON unless an SSE stream is useful and accepted: when the client accepts
  * `text/event-stream` and asked for progress (`_meta.progressToken`), the answer streams so progress
- * notifications reach it before the result. A client that accepts only `application/json` is served JSON.
+ * notifications reach it before the result. A client that accepts only `application/json` (or sends no
+ * Accept, or accepts any type) is served JSON; one that accepts neither gets the transport's 406.
  */
 
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
@@ -81,9 +82,11 @@ export function mcpRoute(deps: FacesDeps): Hono<AppEnv> {
     const acceptsSse = accept.includes("text/event-stream");
     const acceptsJson = accept.includes("application/json");
     const stream = acceptsSse && parsedOk && wantsProgress(parsed);
-    // The transport insists on both media types in Accept; a JSON-only client is still served, as JSON.
+    // The transport insists on both media types in Accept; a client that takes JSON (or anything: no
+    // Accept, or the any-type wildcard curl sends) is still served, as JSON.
+    const jsonOnly = !acceptsSse && (acceptsJson || accept.trim() === "" || accept.includes("*/*"));
     let request = c.req.raw;
-    if (acceptsJson && !acceptsSse) {
+    if (jsonOnly) {
       const headers = new Headers(request.headers);
       headers.set("accept", "application/json, text/event-stream");
       request = new Request(request.url, { method: "POST", headers, body: text });

@@ -232,9 +232,14 @@ describe("/mcp transport", () => {
     const plain = await mcp(t, "tools/call", { name: "fixture_count", arguments: { steps: 1 } });
     expect(plain.headers.get("content-type")).toContain("application/json");
     expect(plain.body.result.structuredContent).toEqual({ counted: 1, workspace: "default" });
-    const jsonOnly = await mcp(t, "tools/list", undefined, undefined, { accept: "application/json" });
-    expect(jsonOnly.status).toBe(200);
-    expect(jsonOnly.headers.get("content-type")).toContain("application/json");
+    for (const accept of ["application/json", "*/*", ""]) {
+      const jsonOnly = await mcp(t, "tools/list", undefined, undefined, { accept });
+      expect(jsonOnly.status, accept).toBe(200);
+      expect(jsonOnly.headers.get("content-type")).toContain("application/json");
+      expect(jsonOnly.body.result.tools.length).toBeGreaterThan(0);
+    }
+    const neither = await mcp(t, "tools/list", undefined, undefined, { accept: "text/html" });
+    expect(neither.status).toBe(406);
   });
 
   it("streams SSE with progress notifications before the result when the client asked for progress", async () => {

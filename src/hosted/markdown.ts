@@ -33,7 +33,12 @@ ${body(e.description)}
 `;
 }
 
-export function userStoryMarkdown(s: UserStory): string {
+/** A story's facts and text; with its acceptance criteria when given (they have no resource of their own). */
+export function userStoryMarkdown(s: UserStory, criteria?: AcceptanceCriterion[]): string {
+  const list =
+    criteria === undefined
+      ? ""
+      : `\n## Acceptance criteria\n\n${criteria.map(criterionLine).join("\n") || "_None yet._"}\n`;
   return `# ${s.reference_id}: ${s.title}
 
 ${facts([
@@ -47,7 +52,7 @@ ${facts([
 ])}
 
 ${body(s.description)}
-`;
+${list}`;
 }
 
 export function requirementMarkdown(

@@ -6,11 +6,11 @@ import { DomainError } from "../core/errors.js";
 import { normalizeReference } from "../core/references.js";
 import type { ResourceContent, ResourceDef } from "../core/registry.js";
 import { getEpic, listEpics } from "../db/epics.repo.js";
-import { epicHierarchy } from "../db/hierarchy.repo.js";
+import { epicHierarchy, userStoryTree } from "../db/hierarchy.repo.js";
 import { relationshipsOfRequirement } from "../db/relationships.repo.js";
 import { listRelationshipTypes, listRequirementTypes } from "../db/requirement-types.repo.js";
 import { getRequirement, requirementsOfUserStories } from "../db/requirements.repo.js";
-import { findUserStoryRow, getUserStory, userStoryNotFound } from "../db/user-stories.repo.js";
+import { findUserStoryRow, userStoryNotFound } from "../db/user-stories.repo.js";
 import type { HostedContext } from "./context.js";
 import { epicMarkdown, epicTreeMarkdown, requirementMarkdown, userStoryMarkdown } from "./markdown.js";
 import { renderUserStoryRequirements } from "./user-story-requirements.tool.js";
@@ -93,11 +93,18 @@ export const userStoryResource = entityResource(
     variable: "user_story_id",
     name: "user-story",
     title: "User story",
-    description: "A user story as markdown: title, epic, status, priority, people, dates and description.",
+    description:
+      "A user story as markdown: title, epic, status, priority, people, dates, description and acceptance criteria.",
     mimeType: MARKDOWN,
   },
-  async (id, ctx) =>
-    userStoryMarkdown(await ctx.database.read((db) => getUserStory(db, ctx.auth.workspaceId, id))),
+  async (id, ctx) => {
+    const {
+      requirements: _requirements,
+      acceptance_criteria,
+      ...story
+    } = await ctx.database.read((db) => userStoryTree(db, ctx.auth.workspaceId, id));
+    return userStoryMarkdown(story, acceptance_criteria);
+  },
 );
 
 export const userStoryRequirementsResource = entityResource(

@@ -105,6 +105,7 @@ describe("resources", () => {
     const story = await readText(viewer, "user-story://US-001");
     expect(story.text).toMatch(/^# US-001: Sign up with e-mail\n/);
     expect(story.text).toContain("- Epic: EP-001");
+    expect(story.text).toContain("## Acceptance criteria\n\n- **AC-001** Given a new address");
 
     const storyReqs = await readText(viewer, "user-story://us-001/requirements");
     expect(storyReqs.text).toMatch(

@@ -6,7 +6,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { constants } from "node:fs";
-import { type FileHandle, open, readdir, rename, unlink } from "node:fs/promises";
+import { copyFile, type FileHandle, open, readdir, rename, unlink } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 
 export interface Splice {
@@ -22,40 +22,44 @@ function tempPrefix(path: string): string {
   return `.${basename(path)}.`;
 }
 
+/** Copies bytes [start, end) of `src` to `dst` at `at`; returns the position after them. */
 async function copyRange(
   src: FileHandle,
   dst: FileHandle,
   start: number,
   end: number,
+  at: number,
   buf: Buffer,
-): Promise<void> {
+): Promise<number> {
   let pos = start;
+  let out = at;
   while (pos < end) {
     const { bytesRead } = await src.read(buf, 0, Math.min(buf.length, end - pos), pos);
     if (bytesRead === 0)
       throw new Error(`file shrank while being rewritten (expected ${end} bytes, got ${pos})`);
-    await writeAll(dst, buf.subarray(0, bytesRead));
+    out = await writeAll(dst, buf.subarray(0, bytesRead), out);
     pos += bytesRead;
   }
+  return out;
 }
 
-async function writeAll(fh: FileHandle, data: Buffer): Promise<void> {
+async function writeAll(fh: FileHandle, data: Buffer, at: number): Promise<number> {
   let done = 0;
   while (done < data.length) {
-    const { bytesWritten } = await fh.write(data, done, data.length - done);
+    const { bytesWritten } = await fh.write(data, done, data.length - done, at + done);
     done += bytesWritten;
   }
+  return at + done;
 }
 
 /**
  * Writes `original` (which may be absent: `size` 0) with the splices applied. Call it holding the
  * category lock: the lock is what keeps two writers from renaming over each other's work.
+ *
+ * When the first splice is in the second half of the file, the unchanged head is copied by the kernel
+ * (`copyFile`: copy_file_range or a reflink, no trip through this process) and only the rest is written.
  */
-export async function spliceFile(
-  path: string,
-  splices: Splice[],
-  opts: { mode?: number } = {},
-): Promise<void> {
+export async function spliceFile(path: string, splices: Splice[]): Promise<void> {
   const ordered = [...splices].sort((a, b) => a.start - b.start);
   const temp = join(dirname(path), `${tempPrefix(path)}${process.pid}.${randomBytes(6).toString("hex")}.tmp`);
   const src = await open(path, "r").catch((error: NodeJS.ErrnoException) => {
@@ -63,21 +67,33 @@ export async function spliceFile(
     throw error;
   });
   try {
-    const size = src ? (await src.stat()).size : 0;
-    const mode = opts.mode ?? (src ? (await src.stat()).mode & 0o777 : 0o644);
-    const dst = await open(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, mode);
-    try {
+    const info = src ? await src.stat() : undefined;
+    const size = info?.size ?? 0;
+    const headEnd = ordered[0]?.start ?? size;
+    const kernelHead = src !== undefined && headEnd >= size / 2 && headEnd > 0;
+    let dst: FileHandle;
+    let pos = 0;
+    if (kernelHead) {
+      await copyFile(path, temp, constants.COPYFILE_EXCL); // keeps the mode
+      dst = await open(temp, "r+");
+      pos = headEnd;
+    } else {
+      const mode = info ? info.mode & 0o777 : 0o644;
+      dst = await open(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, mode);
       await dst.chmod(mode); // the original's mode, whatever the umask
+    }
+    try {
       const buf = Buffer.allocUnsafe(CHUNK);
-      let pos = 0;
+      let out = pos;
       for (const s of ordered) {
         if (s.start < pos || s.end < s.start || s.end > size)
           throw new Error("overlapping or out-of-range splice");
-        if (src) await copyRange(src, dst, pos, s.start, buf);
-        await writeAll(dst, Buffer.from(s.insert, "utf8"));
+        if (src) out = await copyRange(src, dst, pos, s.start, out, buf);
+        out = await writeAll(dst, Buffer.from(s.insert, "utf8"), out);
         pos = s.end;
       }
-      if (src) await copyRange(src, dst, pos, size, buf);
+      if (src) out = await copyRange(src, dst, pos, size, out, buf);
+      if (kernelHead) await dst.truncate(out); // the new content may be shorter than the copy
       await dst.sync();
     } finally {
       await dst.close();

@@ -369,10 +369,13 @@ export function pagesFtsQuery(keywords: readonly string[]): string | undefined {
 /** bm25 weights of (path, title, content): a hit in the title or path says more than one in the text. */
 const BM25 = sql.raw("bm25(docset_pages_fts, 3.0, 5.0, 1.0)");
 
+/** Index rowids (drizzle/0004): docset_id * 2^32 + page id, so one docset is one rowid range. */
+const DOCSET_SPAN = 4_294_967_296;
+
 /**
- * The best matching pages of one docset. Ranking reads only rowids and scores; the snippet is built for
- * the returned pages alone. Scores are not returned: FTS5 computes bm25 over the whole table, so their
- * values depend on other workspaces' pages (the order barely does; the numbers would leak corpus sizes).
+ * The best matching pages of one docset. Ranking reads only rowids and scores inside the docset's rowid
+ * range; path, title and snippet are read for the returned pages alone. Scores are not returned: FTS5
+ * computes bm25 over the whole table, so their values depend on other workspaces' pages.
  */
 export async function searchPages(
   ex: Executor,
@@ -383,23 +386,24 @@ export async function searchPages(
 ): Promise<PageHit[]> {
   const match = pagesFtsQuery(keywords);
   if (match === undefined) return [];
+  const found = await ex
+    .select({ id: docsets.id })
+    .from(docsets)
+    .where(and(eq(docsets.workspaceId, workspaceId), eq(docsets.name, docsetName)))
+    .limit(1);
+  const id = found[0]?.id;
+  if (id === undefined) return [];
+  const lo = id * DOCSET_SPAN;
   const hits = await ex.all<{ path: string; title: string; snippet: string }>(sql`
-    WITH d AS (SELECT id FROM docsets WHERE workspace_id = ${workspaceId} AND name = ${docsetName}),
-    top AS (
-      SELECT f.rowid AS rid, ${BM25} AS score
-      FROM docset_pages_fts f JOIN docset_pages p ON p.id = f.rowid
-      WHERE docset_pages_fts MATCH ${match} AND p.workspace_id = ${workspaceId} AND p.docset_id = (SELECT id FROM d)
+    WITH top AS (
+      SELECT rowid AS rid, ${BM25} AS score FROM docset_pages_fts
+      WHERE docset_pages_fts MATCH ${match} AND rowid BETWEEN ${lo} AND ${lo + DOCSET_SPAN - 1}
       ORDER BY score, rid
       LIMIT ${limit}
     )
-    SELECT p.path AS path, p.title AS title,
-      snippet(docset_pages_fts, 2, '**', '**', '…', 24) AS snippet
-    FROM docset_pages_fts f JOIN top ON top.rid = f.rowid JOIN docset_pages p ON p.id = f.rowid
+    SELECT f.path AS path, f.title AS title, snippet(docset_pages_fts, 2, '**', '**', '…', 24) AS snippet
+    FROM top JOIN docset_pages_fts f ON f.rowid = top.rid
     WHERE docset_pages_fts MATCH ${match}
     ORDER BY top.score, top.rid`);
-  return hits.map((h) => ({
-    path: String(h.path),
-    title: String(h.title),
-    snippet: String(h.snippet),
-  }));
+  return hits.map((h) => ({ path: String(h.path), title: String(h.title), snippet: String(h.snippet) }));
 }

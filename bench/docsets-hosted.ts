@@ -131,13 +131,19 @@ const ctx: HostedContext = {
 const app = createApp({ database, logger: { log() {} }, version: "bench" });
 
 const reactId = Number(
-  (await database.read((db) => db.all<{ id: number }>(sql`SELECT id FROM docsets WHERE workspace_id = ${mainId} AND name = 'react'`)))[0]?.id,
+  (
+    await database.read((db) =>
+      db.all<{ id: number }>(sql`SELECT id FROM docsets WHERE workspace_id = ${mainId} AND name = 'react'`),
+    )
+  )[0]?.id,
 );
 const docFrequency = async (w: string) =>
   Number(
     (
       await database.read((db) =>
-        db.all<{ n: number }>(sql`SELECT count(*) AS n FROM docset_pages_fts WHERE docset_pages_fts MATCH ${`"${w}"`}
+        db.all<{
+          n: number;
+        }>(sql`SELECT count(*) AS n FROM docset_pages_fts WHERE docset_pages_fts MATCH ${`"${w}"`}
           AND rowid BETWEEN ${reactId * 4294967296} AND ${(reactId + 1) * 4294967296 - 1}`),
       )
     )[0]?.n ?? 0,
@@ -147,16 +153,40 @@ const qr = rng(7);
 const pick = <T>(list: T[]) => list[Math.floor(qr() * list.length)] as T;
 type Args = { docset: string; keywords: string[]; generalized_keywords: string[] };
 const classes: { name: string; make: () => Args }[] = [
-  { name: "rare keyword", make: () => ({ docset: "react", keywords: [pick(VOCAB.slice(3000))], generalized_keywords: ["hook"] }) },
-  { name: "middling keyword", make: () => ({ docset: "react", keywords: [pick(VOCAB.slice(60, 400))], generalized_keywords: ["hook"] }) },
+  {
+    name: "rare keyword",
+    make: () => ({ docset: "react", keywords: [pick(VOCAB.slice(3000))], generalized_keywords: ["hook"] }),
+  },
+  {
+    name: "middling keyword",
+    make: () => ({ docset: "react", keywords: [pick(VOCAB.slice(60, 400))], generalized_keywords: ["hook"] }),
+  },
   {
     name: "three keywords",
-    make: () => ({ docset: "reactjs", keywords: [pick(VOCAB.slice(60, 400)), pick(VOCAB.slice(400, 2000)), pick(VOCAB.slice(2000))], generalized_keywords: ["hook"] }),
+    make: () => ({
+      docset: "reactjs",
+      keywords: [pick(VOCAB.slice(60, 400)), pick(VOCAB.slice(400, 2000)), pick(VOCAB.slice(2000))],
+      generalized_keywords: ["hook"],
+    }),
   },
-  { name: "common keyword (worst)", make: () => ({ docset: "react", keywords: [pick(VOCAB.slice(0, 5))], generalized_keywords: ["hook"] }) },
-  { name: "no match → generalized", make: () => ({ docset: "react", keywords: ["zzznotthere"], generalized_keywords: [pick(VOCAB.slice(60, 400))] }) },
+  {
+    name: "common keyword (worst)",
+    make: () => ({ docset: "react", keywords: [pick(VOCAB.slice(0, 5))], generalized_keywords: ["hook"] }),
+  },
+  {
+    name: "no match → generalized",
+    make: () => ({
+      docset: "react",
+      keywords: ["zzznotthere"],
+      generalized_keywords: [pick(VOCAB.slice(60, 400))],
+    }),
+  },
 ];
-const BASELINE = (): Args => ({ docset: "empty", keywords: [pick(VOCAB.slice(60, 400))], generalized_keywords: ["hook"] });
+const BASELINE = (): Args => ({
+  docset: "empty",
+  keywords: [pick(VOCAB.slice(60, 400))],
+  generalized_keywords: ["hook"],
+});
 
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number;
@@ -182,7 +212,12 @@ async function timeRpc(args: Args): Promise<number> {
   const res = await app.request("/api/v1/mcp", {
     method: "POST",
     headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
-    body: JSON.stringify({ jsonrpc: "2.0", id: rpcId++, method: "tools/call", params: { name: "search_docs", arguments: args } }),
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: rpcId++,
+      method: "tools/call",
+      params: { name: "search_docs", arguments: args },
+    }),
   });
   const body = (await res.json()) as { result?: unknown };
   if (!body.result) throw new Error(`search_docs failed over /api/v1/mcp: ${JSON.stringify(body)}`);
@@ -192,8 +227,14 @@ async function timeLike(args: Args): Promise<number> {
   const t0 = performance.now();
   const terms = args.keywords.map((k) => `%${k}%`);
   // Title hits first, as a ranked search must: every page of the docset is examined.
-  const any = sql.join(terms.map((t) => sql`content LIKE ${t}`), sql` OR `);
-  const inTitle = sql.join(terms.map((t) => sql`title LIKE ${t}`), sql` OR `);
+  const any = sql.join(
+    terms.map((t) => sql`content LIKE ${t}`),
+    sql` OR `,
+  );
+  const inTitle = sql.join(
+    terms.map((t) => sql`title LIKE ${t}`),
+    sql` OR `,
+  );
   await database.read((db) =>
     db.all(sql`SELECT path, title FROM docset_pages WHERE workspace_id = ${mainId} AND docset_id = ${reactId}
       AND (${any}) ORDER BY (${inTitle}) DESC, id LIMIT 5`),
@@ -272,7 +313,10 @@ console.table(rows);
 console.table([summary]);
 
 mkdirSync("bench/results", { recursive: true });
-writeFileSync("bench/results/docsets-hosted.json", `${JSON.stringify({ summary, classes: rows }, null, 2)}\n`);
+writeFileSync(
+  "bench/results/docsets-hosted.json",
+  `${JSON.stringify({ summary, classes: rows }, null, 2)}\n`,
+);
 const md = [
   `# Hosted search_docs over ${PAGES.toLocaleString("en")} stored pages`,
   "",

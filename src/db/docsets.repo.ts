@@ -88,7 +88,11 @@ function definitionOf(r: Row): DocsetDefinition {
 }
 
 async function rows(ex: Executor, workspaceId: number): Promise<Row[]> {
-  return ex.select(columns).from(docsets).where(eq(docsets.workspaceId, workspaceId)).orderBy(asc(docsets.name));
+  return ex
+    .select(columns)
+    .from(docsets)
+    .where(eq(docsets.workspaceId, workspaceId))
+    .orderBy(asc(docsets.name));
 }
 
 /** The workspace's `docs_root`, normalized; the spec's default when unset (REQ-5). */
@@ -206,10 +210,7 @@ export async function updateDocset(
     ...(patch.description === undefined ? {} : { description: patch.description ?? "" }),
     ...(patch.template === undefined ? {} : { template: patch.template }),
   };
-  checkConflicts(
-    definitionOf(next),
-    all.filter((r) => r.id !== row.id).map(definitionOf),
-  );
+  checkConflicts(definitionOf(next), all.filter((r) => r.id !== row.id).map(definitionOf));
   const [updated] = await tx
     .update(docsets)
     .set({

@@ -2,8 +2,7 @@
  * `docset://{name}` (DESIGN resource URIs): a docset as markdown for people and models: version, aliases,
  * local_path, description, template, and the list of its stored pages. Names and aliases both work.
  */
-import { docsetLocalPath } from "../core/docsets.js";
-import { DOCSET_NAME_PATTERN } from "../core/docsets.js";
+import { DOCSET_NAME_PATTERN, docsetLocalPath } from "../core/docsets.js";
 import { DomainError } from "../core/errors.js";
 import type { ResourceDef } from "../core/registry.js";
 import { docsRoot, listPages, workspaceCatalog } from "../db/docsets.repo.js";
@@ -27,7 +26,12 @@ export const docsetResource: ResourceDef<HostedContext> = {
   mimeType: MARKDOWN,
   match(uri) {
     const m = PATTERN.exec(uri);
-    return m ? { name: decodeURIComponent(m[1] as string) } : undefined;
+    if (!m) return undefined;
+    try {
+      return { name: decodeURIComponent(m[1] as string) };
+    } catch {
+      return undefined; // a malformed %-escape names no docset
+    }
   },
   async read(params, uri, ctx) {
     const key = params.name ?? "";
@@ -50,11 +54,20 @@ export const docsetResource: ResourceDef<HostedContext> = {
       `- updated: ${docset.updated_at}`,
     ];
     if (docset.description) lines.push("", docset.description);
-    lines.push("", "## Template", "", docset.template ?? "The default template (search_docs shows it rendered).");
+    lines.push(
+      "",
+      "## Template",
+      "",
+      docset.template ?? "The default template (search_docs shows it rendered).",
+    );
     lines.push("", "## Pages", "");
     if (pages.length === 0) lines.push("No pages stored yet: add them with upload_docset_pages.");
     else {
-      lines.push("| Path | Title |", "|---|---|", ...pages.map((p) => `| ${cell(p.path)} | ${cell(p.title)} |`));
+      lines.push(
+        "| Path | Title |",
+        "|---|---|",
+        ...pages.map((p) => `| ${cell(p.path)} | ${cell(p.title)} |`),
+      );
       if (docset.page_count > pages.length)
         lines.push("", `… and ${docset.page_count - pages.length} more; search_docs finds pages by keyword.`);
     }

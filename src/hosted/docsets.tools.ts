@@ -41,7 +41,8 @@ export function pagePathProblem(path: string): string | undefined {
     return `is ${path.length} characters long; at most ${MAX_PAGE_PATH_LENGTH} are allowed`;
   // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
   if (/[\u0000-\u001f\u007f]/.test(path)) return "contains control characters";
-  if (path.includes("\\")) return `"${path}" uses backslashes: separate folders with '/', e.g. guide/hooks.md`;
+  if (path.includes("\\"))
+    return `"${path}" uses backslashes: separate folders with '/', e.g. guide/hooks.md`;
   if (path.startsWith("/") || /^[A-Za-z]:/.test(path))
     return `"${path}" is absolute: give it relative to the docset folder, e.g. guide/hooks.md`;
   const segments = path.split("/");
@@ -125,7 +126,9 @@ const searchDocsOutput = z.object({
   matched_on: z
     .enum(["keywords", "generalized_keywords"])
     .nullable()
-    .describe("Which keyword list found the stored pages (generalized ones only when the specific ones found none)"),
+    .describe(
+      "Which keyword list found the stored pages (generalized ones only when the specific ones found none)",
+    ),
   pages: z.array(pageHitOutput).describe("Best matching pages stored on the server, best first"),
   mode: z.literal("lexical").describe("How pages were ranked: full-text search (BM25)"),
 });
@@ -219,7 +222,9 @@ export const updateDocsetTool = hostedTool({
   input: z.object({
     docset: docsetNameInput.describe("Name or alias of the docset to change, as listed by list_docsets"),
     version: docsetVersionInput.optional().describe('New documented version, e.g. "19.0"'),
-    aliases: docsetDefinitionInput.shape.aliases.describe("The new complete list of aliases ([] removes all)"),
+    aliases: docsetDefinitionInput.shape.aliases.describe(
+      "The new complete list of aliases ([] removes all)",
+    ),
     description: docsetDefinitionInput.shape.description
       .unwrap()
       .nullable()
@@ -270,7 +275,9 @@ export const setDocsRootTool = hostedTool({
       // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
       .regex(/^[^\u0000-\u001f\u007f]*$/, { error: "docs_root contains control characters" })
       .nullable()
-      .describe(`Folder of the docsets, relative to the project root or absolute, e.g. docs/vendor; null: ${DEFAULT_DOCS_ROOT}`),
+      .describe(
+        `Folder of the docsets, relative to the project root or absolute, e.g. docs/vendor; null: ${DEFAULT_DOCS_ROOT}`,
+      ),
   }),
   output: z.object({ docs_root: z.string() }),
   annotations: UPDATE,

@@ -40,9 +40,17 @@ beforeAll(async () => {
   await migrateDatabase(database);
   a = await workspace("alpha");
   b = await workspace("beta");
-  await database.write((tx) => registerDocset(tx, a, { name: "react", version: "18.2", aliases: ["reactjs"] }, now));
   await database.write((tx) =>
-    upsertPages(tx, a, "react", [{ path: "hooks/use-state.md", content: "# useState\nState in components." }], now),
+    registerDocset(tx, a, { name: "react", version: "18.2", aliases: ["reactjs"] }, now),
+  );
+  await database.write((tx) =>
+    upsertPages(
+      tx,
+      a,
+      "react",
+      [{ path: "hooks/use-state.md", content: "# useState\nState in components." }],
+      now,
+    ),
   );
 });
 afterAll(async () => database?.close());
@@ -51,17 +59,25 @@ describe("workspace scoping", () => {
   it("another workspace sees no docset, no page and no search hit of this one", async () => {
     expect((await database.read((db) => workspaceCatalog(db, b))).summaries).toEqual([]);
     await expect(database.read((db) => getDocset(db, b, "react"))).rejects.toThrow('Unknown docset "react"');
-    await expect(database.read((db) => listPages(db, b, "reactjs", 10))).rejects.toMatchObject({ code: "not_found" });
+    await expect(database.read((db) => listPages(db, b, "reactjs", 10))).rejects.toMatchObject({
+      code: "not_found",
+    });
     await expect(
       database.write((tx) => upsertPages(tx, b, "react", [{ path: "x.md", content: "useState" }], now)),
     ).rejects.toMatchObject({ code: "not_found" });
-    await expect(database.write((tx) => deleteDocset(tx, b, "react"))).rejects.toMatchObject({ code: "not_found" });
-    await expect(database.write((tx) => updateDocset(tx, b, "react", { version: "1" }, now))).rejects.toMatchObject({
+    await expect(database.write((tx) => deleteDocset(tx, b, "react"))).rejects.toMatchObject({
+      code: "not_found",
+    });
+    await expect(
+      database.write((tx) => updateDocset(tx, b, "react", { version: "1" }, now)),
+    ).rejects.toMatchObject({
       code: "not_found",
     });
     // Same name in B: allowed, and each workspace searches only its own pages.
     await database.write((tx) => registerDocset(tx, b, { name: "react", version: "17" }, now));
-    await database.write((tx) => upsertPages(tx, b, "react", [{ path: "b.md", content: "useState in B" }], now));
+    await database.write((tx) =>
+      upsertPages(tx, b, "react", [{ path: "b.md", content: "useState in B" }], now),
+    );
     const inA = await database.read((db) => searchPages(db, a, "react", ["useState"], 10));
     const inB = await database.read((db) => searchPages(db, b, "react", ["useState"], 10));
     expect(inA.map((p) => p.path)).toEqual(["hooks/use-state.md"]);
@@ -95,11 +111,21 @@ describe("pages", () => {
 
   it("an upsert replaces the page and its index entry; the index stays consistent", async () => {
     await database.write((tx) =>
-      upsertPages(tx, a, "reactjs", [{ path: "hooks/use-state.md", content: "# useState hook\nquokka" }], now),
+      upsertPages(
+        tx,
+        a,
+        "reactjs",
+        [{ path: "hooks/use-state.md", content: "# useState hook\nquokka" }],
+        now,
+      ),
     );
-    expect((await database.read((db) => searchPages(db, a, "react", ["quokka"], 10)))[0]?.title).toBe("useState hook");
+    expect((await database.read((db) => searchPages(db, a, "react", ["quokka"], 10)))[0]?.title).toBe(
+      "useState hook",
+    );
     expect(await database.read((db) => searchPages(db, a, "react", ["components"], 10))).toEqual([]);
-    await database.client.execute("INSERT INTO docset_pages_fts(docset_pages_fts) VALUES ('integrity-check')");
+    await database.client.execute(
+      "INSERT INTO docset_pages_fts(docset_pages_fts) VALUES ('integrity-check')",
+    );
   });
 
   it("search ranks a title hit above a body hit, limits the count, and marks matches in the snippet", async () => {
@@ -132,9 +158,13 @@ describe("definitions", () => {
       database.write((tx) => registerDocset(tx, a, { name: "reactjs", version: "1" }, now)),
     ).rejects.toMatchObject({ code: "conflict" });
     await expect(
-      database.write((tx) => registerDocset(tx, a, { name: "preact", version: "1", aliases: ["react"] }, now)),
+      database.write((tx) =>
+        registerDocset(tx, a, { name: "preact", version: "1", aliases: ["react"] }, now),
+      ),
     ).rejects.toThrow("already used by react 18.2");
-    const same = await database.write((tx) => updateDocset(tx, a, "react", { aliases: ["reactjs", "react-dom"] }, now));
+    const same = await database.write((tx) =>
+      updateDocset(tx, a, "react", { aliases: ["reactjs", "react-dom"] }, now),
+    );
     expect(same.aliases).toEqual(["reactjs", "react-dom"]);
     const err = await database
       .write((tx) => updateDocset(tx, a, "react", { aliases: ["react"] }, now))

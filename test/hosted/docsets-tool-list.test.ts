@@ -30,12 +30,16 @@ test("the docset tools of tools/list match the snapshot", async () => {
     "delete_docset",
   ]);
   for (const tool of tools) expect(tool.description?.length ?? 0, tool.name).toBeGreaterThan(40);
-  await expect(`${JSON.stringify(tools, null, 2)}\n`).toMatchFileSnapshot("./__snapshots__/docsets-tools.json.snap");
+  await expect(`${JSON.stringify(tools, null, 2)}\n`).toMatchFileSnapshot(
+    "./__snapshots__/docsets-tools.json.snap",
+  );
 });
 
 test("the docset resource template matches the snapshot", async () => {
   const uris = new Set(docsetResources.map((r) => r.uriTemplate));
-  const templates = (await client.listResourceTemplates()).resourceTemplates.filter((t) => uris.has(t.uriTemplate));
+  const templates = (await client.listResourceTemplates()).resourceTemplates.filter((t) =>
+    uris.has(t.uriTemplate),
+  );
   expect(templates.map((t) => t.uriTemplate)).toEqual(["docset://{name}"]);
   await expect(`${JSON.stringify(templates, null, 2)}\n`).toMatchFileSnapshot(
     "./__snapshots__/docsets-resources.json.snap",

@@ -31,7 +31,11 @@ async function connect(token: string): Promise<Client> {
   return client;
 }
 
-async function call(client: Client, name: string, args: Record<string, unknown> = {}): Promise<CallToolResult> {
+async function call(
+  client: Client,
+  name: string,
+  args: Record<string, unknown> = {},
+): Promise<CallToolResult> {
   return (await client.callTool({ name, arguments: args })) as CallToolResult;
 }
 function textOf(result: CallToolResult): string {
@@ -39,7 +43,11 @@ function textOf(result: CallToolResult): string {
   if (first?.type !== "text") throw new Error("no text content");
   return first.text;
 }
-async function ok<T = Record<string, unknown>>(client: Client, name: string, args: Record<string, unknown> = {}): Promise<T> {
+async function ok<T = Record<string, unknown>>(
+  client: Client,
+  name: string,
+  args: Record<string, unknown> = {},
+): Promise<T> {
   const result = await call(client, name, args);
   if (result.isError) throw new Error(`${name} failed: ${textOf(result)}`);
   return result.structuredContent as T;
@@ -61,14 +69,31 @@ beforeAll(async () => {
   editorToken = await server.createToken("edith", "editor", "docs-team");
   viewerToken = await server.createToken("victor", "viewer", "docs-team");
   outsiderToken = await server.createToken("olga", "admin", "other-team");
-  [editor, viewer, outsider] = await Promise.all([connect(editorToken), connect(viewerToken), connect(outsiderToken)]);
-  await ok(editor, "register_docset", { name: "react", version: "18.2", aliases: ["reactjs"], description: "React docs" });
+  [editor, viewer, outsider] = await Promise.all([
+    connect(editorToken),
+    connect(viewerToken),
+    connect(outsiderToken),
+  ]);
+  await ok(editor, "register_docset", {
+    name: "react",
+    version: "18.2",
+    aliases: ["reactjs"],
+    description: "React docs",
+  });
   await ok(editor, "register_docset", { name: "vue", version: "3.4" });
   await ok(editor, "upload_docset_pages", {
     docset: "react",
     pages: [
-      { path: "reference/use-effect.md", content: "# useEffect\n\nuseEffect lets you synchronize a component with an external system.\n\n## Cleanup\n\nReturn a cleanup function." },
-      { path: "learn/hooks.md", content: "---\ntitle: ignored\n---\n\n```md\n# not a title\n```\n\nHooks intro\n===========\n\nHooks let you use state and effects." },
+      {
+        path: "reference/use-effect.md",
+        content:
+          "# useEffect\n\nuseEffect lets you synchronize a component with an external system.\n\n## Cleanup\n\nReturn a cleanup function.",
+      },
+      {
+        path: "learn/hooks.md",
+        content:
+          "---\ntitle: ignored\n---\n\n```md\n# not a title\n```\n\nHooks intro\n===========\n\nHooks let you use state and effects.",
+      },
       { path: "learn/state.md", content: "No heading here, only words about state." },
     ],
   });
@@ -90,7 +115,11 @@ describe("REQ-1: search_docs", () => {
       "Search for 'defineProps, emits' in folder .knowledge/docs/vue-3.4/. Use your normal text search tools to do this. If the search results don't help you, try to find 'components, props'. If this still doesn't help, ask the user to rephrase it.",
     );
     // No stored page matched: the text the model reads is the instruction and nothing else.
-    const result = await call(viewer, "search_docs", search("vue", ["defineProps", "emits"], ["components", "props"]));
+    const result = await call(
+      viewer,
+      "search_docs",
+      search("vue", ["defineProps", "emits"], ["components", "props"]),
+    );
     expect(textOf(result)).toBe(out.instruction);
     expect(out).toMatchObject({ docset: "vue", version: "3.4" });
   });
@@ -103,11 +132,11 @@ describe("REQ-1: search_docs", () => {
   });
 
   it("REQ-1: also returns the best matching stored pages (path, title, snippet), keywords first", async () => {
-    const out = await ok<{ matched_on: string; pages: { path: string; title: string; snippet: string }[]; mode: string }>(
-      viewer,
-      "search_docs",
-      search("react", ["useEffect", "cleanup"]),
-    );
+    const out = await ok<{
+      matched_on: string;
+      pages: { path: string; title: string; snippet: string }[];
+      mode: string;
+    }>(viewer, "search_docs", search("react", ["useEffect", "cleanup"]));
     expect(out.matched_on).toBe("keywords");
     expect(out.mode).toBe("lexical");
     expect(out.pages[0]).toMatchObject({ path: "reference/use-effect.md", title: "useEffect" });
@@ -126,7 +155,11 @@ describe("REQ-1: search_docs", () => {
     );
     expect(out.matched_on).toBe("generalized_keywords");
     expect(out.pages.map((p) => p.path).sort()).toEqual(["learn/hooks.md", "learn/state.md"]);
-    const none = await ok<{ matched_on: unknown; pages: unknown[] }>(viewer, "search_docs", search("react", ["zzz"], ["yyy"]));
+    const none = await ok<{ matched_on: unknown; pages: unknown[] }>(
+      viewer,
+      "search_docs",
+      search("react", ["zzz"], ["yyy"]),
+    );
     expect(none).toMatchObject({ matched_on: null, pages: [] });
   });
 
@@ -134,7 +167,10 @@ describe("REQ-1: search_docs", () => {
     const message = await fails(viewer, "search_docs", search("angular"));
     expect(message).toContain('Unknown docset "angular"');
     expect(message).toContain("react (aliases: reactjs), vue");
-    const rpc = await rpcHttp(server.url, viewerToken, "tools/call", { name: "search_docs", arguments: search("angular") });
+    const rpc = await rpcHttp(server.url, viewerToken, "tools/call", {
+      name: "search_docs",
+      arguments: search("angular"),
+    });
     expect(rpc.body.error.code).toBe(-32002);
     expect(rpc.body.error.data).toMatchObject({
       reference_id: "angular",
@@ -149,7 +185,10 @@ describe("REQ-1: search_docs", () => {
     const message = await fails(viewer, "search_docs", search("react", []));
     expect(message).toContain("keywords");
     expect(message).toContain("at least one keyword");
-    const rpc = await rpcHttp(server.url, viewerToken, "tools/call", { name: "search_docs", arguments: search("react", []) });
+    const rpc = await rpcHttp(server.url, viewerToken, "tools/call", {
+      name: "search_docs",
+      arguments: search("react", []),
+    });
     expect(rpc.body.error.code).toBe(-32602);
     expect(JSON.stringify(rpc.body.error.data.errors)).toContain("keywords");
   });
@@ -157,7 +196,8 @@ describe("REQ-1: search_docs", () => {
   it("REQ-1 / REQ-9: a search_docs round trip over HTTP costs under 10 ms of CPU (client and server together, mean of 40)", async () => {
     // CPU time rather than wall time: the suite shares 2 cores with other suites, so wall time here would
     // measure the machine's load. Wall-time p50/p99 on a quiet process: bench/docsets-hosted.ts.
-    for (let i = 0; i < 5; i++) await toolHttp(server.url, viewerToken, "search_docs", search("react", ["useEffect"]));
+    for (let i = 0; i < 5; i++)
+      await toolHttp(server.url, viewerToken, "search_docs", search("react", ["useEffect"]));
     const before = process.cpuUsage();
     for (let i = 0; i < 40; i++) {
       const out = await toolHttp(server.url, viewerToken, "search_docs", search("react", ["useEffect"]));
@@ -186,17 +226,24 @@ describe("REQ-2 / REQ-5: list_docsets and local_path", () => {
   it("REQ-5: the workspace docs_root setting sets {docs_root}/{docset}-{version}/ with forward slashes; null returns to .knowledge/docs", async () => {
     const ws = await server.createToken("wendy", "editor", "root-team");
     await toolHttp(server.url, ws, "register_docset", { name: "react", version: "18.2" });
-    expect(await toolHttp(server.url, ws, "set_docs_root", { docs_root: "docs\\vendor\\..\\kb/" })).toEqual({ docs_root: "docs/kb" });
+    expect(await toolHttp(server.url, ws, "set_docs_root", { docs_root: "docs\\vendor\\..\\kb/" })).toEqual({
+      docs_root: "docs/kb",
+    });
     const listed = await toolHttp(server.url, ws, "list_docsets", {});
-    expect(listed.docsets).toEqual([{ name: "react", version: "18.2", aliases: [], local_path: "docs/kb/react-18.2/" }]);
+    expect(listed.docsets).toEqual([
+      { name: "react", version: "18.2", aliases: [], local_path: "docs/kb/react-18.2/" },
+    ]);
     const found = await toolHttp(server.url, ws, "search_docs", search("react"));
     expect(found.instruction).toContain("in folder docs/kb/react-18.2/.");
     await toolHttp(server.url, ws, "set_docs_root", { docs_root: null });
-    expect(((await toolHttp(server.url, ws, "list_docsets", {})).docsets as { local_path: string }[])[0]?.local_path).toBe(
-      ".knowledge/docs/react-18.2/",
-    );
+    expect(
+      ((await toolHttp(server.url, ws, "list_docsets", {})).docsets as { local_path: string }[])[0]
+        ?.local_path,
+    ).toBe(".knowledge/docs/react-18.2/");
     // The other workspaces keep their own root.
-    expect((await ok<{ docsets: { local_path: string }[] }>(viewer, "list_docsets")).docsets[0]?.local_path).toBe(".knowledge/docs/react-18.2/");
+    expect(
+      (await ok<{ docsets: { local_path: string }[] }>(viewer, "list_docsets")).docsets[0]?.local_path,
+    ).toBe(".knowledge/docs/react-18.2/");
   });
 });
 
@@ -206,16 +253,24 @@ describe("REQ-6: templates", () => {
     await toolHttp(server.url, ws, "register_docset", {
       name: "hono",
       version: "4.6",
-      template: "In {docset} {version} at {local_path}: look for {keywords}, else {generalized_keywords}. {unknown} stays.",
+      template:
+        "In {docset} {version} at {local_path}: look for {keywords}, else {generalized_keywords}. {unknown} stays.",
     });
-    const out = await toolHttp(server.url, ws, "search_docs", search("hono", ["middleware", "cors"], ["routing"]));
+    const out = await toolHttp(
+      server.url,
+      ws,
+      "search_docs",
+      search("hono", ["middleware", "cors"], ["routing"]),
+    );
     expect(out.instruction).toBe(
       "In hono 4.6 at .knowledge/docs/hono-4.6/: look for middleware, cors, else routing. {unknown} stays.",
     );
     await toolHttp(server.url, ws, "update_docset", { docset: "hono", template: null });
     const plain = await toolHttp(server.url, ws, "search_docs", search("hono", ["a"], ["b"]));
     expect(plain.instruction).toBe(
-      DEFAULT_TEMPLATE.replace("{keywords}", "a").replace("{local_path}", ".knowledge/docs/hono-4.6/").replace("{generalized_keywords}", "b"),
+      DEFAULT_TEMPLATE.replace("{keywords}", "a")
+        .replace("{local_path}", ".knowledge/docs/hono-4.6/")
+        .replace("{generalized_keywords}", "b"),
     );
   });
 });
@@ -225,7 +280,10 @@ describe("REQ-7: validation and errors", () => {
     const message = await fails(editor, "register_docset", { name: "React JS", version: "18" });
     expect(message).toContain("invalid characters");
     expect(message).toContain("lowercase letters");
-    const rpc = await rpcHttp(server.url, editorToken, "tools/call", { name: "register_docset", arguments: { name: "React", version: "18" } });
+    const rpc = await rpcHttp(server.url, editorToken, "tools/call", {
+      name: "register_docset",
+      arguments: { name: "React", version: "18" },
+    });
     expect(rpc.body.error.code).toBe(-32602);
     expect(rpc.body.error.data.errors[0].field).toBe("name");
     expect(JSON.stringify(rpc.body.error.data.errors)).toContain('did you mean \\"react\\"');
@@ -236,7 +294,9 @@ describe("REQ-7: validation and errors", () => {
     const many = Array.from({ length: 21 }, (_, i) => `k${i}`);
     expect(await fails(viewer, "search_docs", search("react", many))).toContain("21 items; at most 20");
     expect(await fails(viewer, "search_docs", search("react", ["x".repeat(101)]))).toContain("at most 100");
-    expect(await fails(viewer, "search_docs", search("react", ["ok"], many))).toContain("generalized_keywords");
+    expect(await fails(viewer, "search_docs", search("react", ["ok"], many))).toContain(
+      "generalized_keywords",
+    );
   });
 
   it("REQ-7: a name or alias already used by another docset is a conflict naming both", async () => {
@@ -248,8 +308,12 @@ describe("REQ-7: validation and errors", () => {
       arguments: { docset: "vue", aliases: ["react"] },
     });
     expect(rpc.body.error.code).toBe(-32009);
-    expect(await fails(editor, "register_docset", { name: "vue", version: "2.7" })).toContain("already used by vue 3.4");
-    expect(await fails(editor, "register_docset", { name: "svelte", version: "5", aliases: ["sv", "sv"] })).toContain("twice");
+    expect(await fails(editor, "register_docset", { name: "vue", version: "2.7" })).toContain(
+      "already used by vue 3.4",
+    );
+    expect(
+      await fails(editor, "register_docset", { name: "svelte", version: "5", aliases: ["sv", "sv"] }),
+    ).toContain("twice");
   });
 
   it("REQ-7: an invalid version is refused (it becomes part of a folder name)", async () => {
@@ -262,15 +326,30 @@ describe("REQ-8: MCP protocol over HTTP", () => {
   it("REQ-8: registers search_docs and list_docsets (and the docset tools) with SDK tool definitions", async () => {
     const { tools } = await viewer.listTools();
     const byName = new Map(tools.map((t) => [t.name, t]));
-    for (const name of ["list_docsets", "search_docs", "register_docset", "update_docset", "delete_docset", "upload_docset_pages", "set_docs_root"])
+    for (const name of [
+      "list_docsets",
+      "search_docs",
+      "register_docset",
+      "update_docset",
+      "delete_docset",
+      "upload_docset_pages",
+      "set_docs_root",
+    ])
       expect(byName.has(name), name).toBe(true);
-    expect(byName.get("search_docs")?.inputSchema.required).toEqual(["docset", "keywords", "generalized_keywords"]);
+    expect(byName.get("search_docs")?.inputSchema.required).toEqual([
+      "docset",
+      "keywords",
+      "generalized_keywords",
+    ]);
     expect(byName.get("search_docs")?.annotations?.readOnlyHint).toBe(true);
     expect(byName.get("delete_docset")?.annotations?.destructiveHint).toBe(true);
   });
 
   it("REQ-8: an undefined tool or method returns method not found; malformed JSON a parse error", async () => {
-    const tool = await rpcHttp(server.url, viewerToken, "tools/call", { name: "search_documents", arguments: {} });
+    const tool = await rpcHttp(server.url, viewerToken, "tools/call", {
+      name: "search_documents",
+      arguments: {},
+    });
     expect(tool.body.error.code).toBe(-32601);
     const method = await rpcHttp(server.url, viewerToken, "docs/search", {});
     expect(method.body.error.code).toBe(-32601);
@@ -304,25 +383,54 @@ describe("docset management (editors) and roles", () => {
 
   it("update_docset changes version, aliases and description; omitted fields stay; local_path follows the version", async () => {
     const ws = await server.createToken("uma", "editor", "update-team");
-    await toolHttp(server.url, ws, "register_docset", { name: "next", version: "14", aliases: ["nextjs"], description: "Next" });
+    await toolHttp(server.url, ws, "register_docset", {
+      name: "next",
+      version: "14",
+      aliases: ["nextjs"],
+      description: "Next",
+    });
     const updated = await toolHttp(server.url, ws, "update_docset", { docset: "nextjs", version: "15.1" });
-    expect(updated).toMatchObject({ name: "next", version: "15.1", aliases: ["nextjs"], description: "Next", page_count: 0 });
-    const cleared = await toolHttp(server.url, ws, "update_docset", { docset: "next", aliases: [], description: null });
+    expect(updated).toMatchObject({
+      name: "next",
+      version: "15.1",
+      aliases: ["nextjs"],
+      description: "Next",
+      page_count: 0,
+    });
+    const cleared = await toolHttp(server.url, ws, "update_docset", {
+      docset: "next",
+      aliases: [],
+      description: null,
+    });
     expect(cleared.aliases).toEqual([]);
     expect(cleared.description).toBeUndefined();
     const listed = await toolHttp(server.url, ws, "list_docsets", {});
-    expect(listed.docsets).toEqual([{ name: "next", version: "15.1", aliases: [], local_path: ".knowledge/docs/next-15.1/" }]);
-    const unknown = await rpcHttp(server.url, ws, "tools/call", { name: "update_docset", arguments: { docset: "nextjs", version: "16" } });
+    expect(listed.docsets).toEqual([
+      { name: "next", version: "15.1", aliases: [], local_path: ".knowledge/docs/next-15.1/" },
+    ]);
+    const unknown = await rpcHttp(server.url, ws, "tools/call", {
+      name: "update_docset",
+      arguments: { docset: "nextjs", version: "16" },
+    });
     expect(unknown.body.error.code).toBe(-32002);
   });
 
   it("delete_docset removes the docset and its pages from list and search", async () => {
     const ws = await server.createToken("dora", "editor", "delete-team");
     await toolHttp(server.url, ws, "register_docset", { name: "astro", version: "4" });
-    await toolHttp(server.url, ws, "upload_docset_pages", { docset: "astro", pages: [{ path: "a.md", content: "# Islands\nislands" }] });
-    expect(await toolHttp(server.url, ws, "delete_docset", { docset: "astro" })).toEqual({ name: "astro", version: "4", pages_deleted: 1 });
+    await toolHttp(server.url, ws, "upload_docset_pages", {
+      docset: "astro",
+      pages: [{ path: "a.md", content: "# Islands\nislands" }],
+    });
+    expect(await toolHttp(server.url, ws, "delete_docset", { docset: "astro" })).toEqual({
+      name: "astro",
+      version: "4",
+      pages_deleted: 1,
+    });
     expect((await toolHttp(server.url, ws, "list_docsets", {})).docsets).toEqual([]);
-    const rows = await server.database.client.execute("SELECT count(*) AS n FROM docset_pages_fts WHERE docset_pages_fts MATCH 'islands'");
+    const rows = await server.database.client.execute(
+      "SELECT count(*) AS n FROM docset_pages_fts WHERE docset_pages_fts MATCH 'islands'",
+    );
     expect(Number(rows.rows[0]?.n)).toBe(0);
     // The name is free again.
     await toolHttp(server.url, ws, "register_docset", { name: "astro", version: "5" });
@@ -364,31 +472,63 @@ describe("upload_docset_pages", () => {
   });
 
   it("the title comes from the first heading outside front matter and fenced code (setext too)", async () => {
-    const page = await ok<{ pages: { path: string; title: string }[] }>(viewer, "search_docs", search("react", ["intro"]));
+    const page = await ok<{ pages: { path: string; title: string }[] }>(
+      viewer,
+      "search_docs",
+      search("react", ["intro"]),
+    );
     expect(page.pages).toEqual([expect.objectContaining({ path: "learn/hooks.md", title: "Hooks intro" })]);
   });
 
   it("refuses unsafe paths (absolute, '..', backslashes, empty segments) and stores nothing of the batch", async () => {
-    for (const path of ["/etc/passwd", "../secret.md", "a/../../b.md", "a\\b.md", "C:/x.md", "a//b.md", "./a.md", "", "a/\u0001.md"]) {
+    for (const path of [
+      "/etc/passwd",
+      "../secret.md",
+      "a/../../b.md",
+      "a\\b.md",
+      "C:/x.md",
+      "a//b.md",
+      "./a.md",
+      "",
+      "a/\u0001.md",
+    ]) {
       const rpc = await rpcHttp(server.url, editorToken, "tools/call", {
         name: "upload_docset_pages",
-        arguments: { docset: "vue", pages: [{ path: "fine.md", content: "# Fine" }, { path, content: "# Bad" }] },
+        arguments: {
+          docset: "vue",
+          pages: [
+            { path: "fine.md", content: "# Fine" },
+            { path, content: "# Bad" },
+          ],
+        },
       });
       expect(rpc.body.error?.code, path).toBe(-32602);
       expect(rpc.body.error.data.errors[0].field, path).toBe("pages.1.path");
     }
-    const message = await fails(editor, "upload_docset_pages", { docset: "vue", pages: [{ path: "../x.md", content: "" }] });
+    const message = await fails(editor, "upload_docset_pages", {
+      docset: "vue",
+      pages: [{ path: "../x.md", content: "" }],
+    });
     expect(message).toContain("'..' segments");
     const vue = await ok<{ pages: unknown[] }>(viewer, "search_docs", search("vue", ["fine"], ["bad"]));
     expect(vue.pages).toEqual([]);
   });
 
   it("refuses too many pages, oversized pages, an oversized batch and duplicate paths, with clear errors", async () => {
-    const pages = (n: number, size = 10) => Array.from({ length: n }, (_, i) => ({ path: `p${i}.md`, content: "x".repeat(size) }));
-    expect(await fails(editor, "upload_docset_pages", { docset: "vue", pages: pages(101) })).toContain("101 pages; at most 100");
-    expect(await fails(editor, "upload_docset_pages", { docset: "vue", pages: [] })).toContain("at least one page");
-    expect(await fails(editor, "upload_docset_pages", { docset: "vue", pages: pages(1, 200_001) })).toContain("split the page");
-    expect(await fails(editor, "upload_docset_pages", { docset: "vue", pages: pages(5, 190_000) })).toContain("several calls");
+    const pages = (n: number, size = 10) =>
+      Array.from({ length: n }, (_, i) => ({ path: `p${i}.md`, content: "x".repeat(size) }));
+    expect(await fails(editor, "upload_docset_pages", { docset: "vue", pages: pages(101) })).toContain(
+      "101 pages; at most 100",
+    );
+    expect(await fails(editor, "upload_docset_pages", { docset: "vue", pages: [] })).toContain(
+      "at least one page",
+    );
+    expect(await fails(editor, "upload_docset_pages", { docset: "vue", pages: pages(1, 200_001) })).toContain(
+      "split the page",
+    );
+    expect(await fails(editor, "upload_docset_pages", { docset: "vue", pages: pages(5, 190_000) })).toContain(
+      "several calls",
+    );
     const dup = await fails(editor, "upload_docset_pages", {
       docset: "vue",
       pages: [
@@ -397,7 +537,9 @@ describe("upload_docset_pages", () => {
       ],
     });
     expect(dup).toContain("also pages[0]");
-    expect(await fails(editor, "upload_docset_pages", { docset: "nuxt", pages: pages(1) })).toContain('Unknown docset "nuxt"');
+    expect(await fails(editor, "upload_docset_pages", { docset: "nuxt", pages: pages(1) })).toContain(
+      'Unknown docset "nuxt"',
+    );
   });
 });
 
@@ -411,7 +553,9 @@ describe("docset://{name} resource", () => {
     expect(content.text).toContain("| reference/use-effect.md | useEffect |");
     expect(content.text).toContain("React docs");
     const listed = await viewer.listResources();
-    expect(listed.resources.map((r) => r.uri)).toEqual(expect.arrayContaining(["docset://react", "docset://vue"]));
+    expect(listed.resources.map((r) => r.uri)).toEqual(
+      expect.arrayContaining(["docset://react", "docset://vue"]),
+    );
     const templates = await viewer.listResourceTemplates();
     expect(templates.resourceTemplates.map((t) => t.uriTemplate)).toContain("docset://{name}");
   });
@@ -426,19 +570,33 @@ describe("docset://{name} resource", () => {
 describe("tenant isolation", () => {
   it("another workspace finds nothing: search, upload, update, delete and the resource all say not found, and A is unchanged", async () => {
     const before = await ok(viewer, "search_docs", search("react", ["useEffect"]));
-    expect(await fails(outsider, "search_docs", search("react"))).toContain('Unknown docset "react": no docsets are configured');
-    expect(await fails(outsider, "update_docset", { docset: "react", version: "0" })).toContain("Unknown docset");
-    expect(await fails(outsider, "upload_docset_pages", { docset: "react", pages: [{ path: "evil.md", content: "# Evil useEffect" }] })).toContain(
+    expect(await fails(outsider, "search_docs", search("react"))).toContain(
+      'Unknown docset "react": no docsets are configured',
+    );
+    expect(await fails(outsider, "update_docset", { docset: "react", version: "0" })).toContain(
       "Unknown docset",
     );
+    expect(
+      await fails(outsider, "upload_docset_pages", {
+        docset: "react",
+        pages: [{ path: "evil.md", content: "# Evil useEffect" }],
+      }),
+    ).toContain("Unknown docset");
     expect(await fails(outsider, "delete_docset", { docset: "reactjs" })).toContain("Unknown docset");
     const read = await rpcHttp(server.url, outsiderToken, "resources/read", { uri: "docset://react" });
     expect(read.body.error.code).toBe(-32002);
     expect(read.text).not.toContain("use-effect");
     // The outsider's own docset of the same name holds only its own pages.
     await ok(outsider, "register_docset", { name: "react", version: "17" });
-    await ok(outsider, "upload_docset_pages", { docset: "react", pages: [{ path: "theirs.md", content: "# Theirs\nuseEffect in 17" }] });
-    const theirs = await ok<{ pages: { path: string }[] }>(outsider, "search_docs", search("react", ["useEffect"]));
+    await ok(outsider, "upload_docset_pages", {
+      docset: "react",
+      pages: [{ path: "theirs.md", content: "# Theirs\nuseEffect in 17" }],
+    });
+    const theirs = await ok<{ pages: { path: string }[] }>(
+      outsider,
+      "search_docs",
+      search("react", ["useEffect"]),
+    );
     expect(theirs.pages.map((p) => p.path)).toEqual(["theirs.md"]);
     expect(await ok(viewer, "search_docs", search("react", ["useEffect"]))).toEqual(before);
   });

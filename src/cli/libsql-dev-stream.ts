@@ -257,12 +257,12 @@ export class DevStream {
         }
         throw error;
       }
-      return {
-        cols: [],
-        rows: [],
-        affected_row_count: info.changes,
-        last_insert_rowid: String(info.lastInsertRowid),
-      };
+      // libsql reports the rowid as a JS number, which rounds above 2^53: ask SQLite for it then.
+      const rowid =
+        typeof info.lastInsertRowid === "number" && !Number.isSafeInteger(info.lastInsertRowid)
+          ? this.#changes(db).lastInsertRowid
+          : String(info.lastInsertRowid);
+      return { cols: [], rows: [], affected_row_count: info.changes, last_insert_rowid: rowid };
     }
     prepared.raw(true);
     const cols = prepared.columns().map((c) => ({ name: c.name, decltype: c.type }));

@@ -122,6 +122,18 @@ describe("execute", () => {
     }
   });
 
+  it("reports a rowid above 2^53 exactly, and 0 rows for an UPDATE that matches none", async () => {
+    const max = 9_223_372_036_854_775_807n;
+    const rs = await db.execute({
+      sql: "INSERT INTO items (id, name) VALUES (?, ?)",
+      args: [max, "max-rowid"],
+    });
+    expect(rs.lastInsertRowid).toBe(max);
+    const none = await db.execute({ sql: "UPDATE items SET n = 1 WHERE name = ?", args: ["no such item"] });
+    expect(none.rowsAffected).toBe(0);
+    await db.execute({ sql: "DELETE FROM items WHERE id = ?", args: [max] });
+  });
+
   it("reports rows affected and rowid for INSERT … RETURNING", async () => {
     const rs = await db.execute({
       sql: "INSERT INTO items (name) VALUES (?) RETURNING id, name",

@@ -118,10 +118,26 @@ export async function workspaceCatalog(ex: Executor, workspaceId: number): Promi
   return new DocsetCatalog(list.map(definitionOf), root);
 }
 
+/**
+ * REQ-1 / REQ-7: unknown docset → not found, listing the available names and aliases (core's message). With
+ * none at all, the core message points at `.knowledge/config.yaml`; here the fix is register_docset.
+ */
+export function docsetNotFound(
+  key: string,
+  available: readonly { name: string; aliases: readonly string[] }[],
+): DomainError {
+  if (available.length > 0) return unknownDocsetError(key, available);
+  return new DomainError(
+    "not_found",
+    `Unknown docset "${key}": no docsets are registered in this workspace. An editor registers one with register_docset (name and version); then call list_docsets.`,
+    { reference_id: key, available: [] },
+  );
+}
+
 async function rowByKey(ex: Executor, workspaceId: number, key: string): Promise<{ row: Row; all: Row[] }> {
   const all = await rows(ex, workspaceId);
   const row = all.find((r) => r.name === key) ?? all.find((r) => r.aliases.includes(key));
-  if (!row) throw unknownDocsetError(key, all);
+  if (!row) throw docsetNotFound(key, all);
   return { row, all };
 }
 

@@ -16,6 +16,7 @@ import {
 } from "../core/docsets-schemas.js";
 import {
   deleteDocset,
+  docsetNotFound,
   type PageHit,
   registerDocset,
   searchPages,
@@ -181,7 +182,9 @@ export const searchDocsTool = hostedTool({
   handler: (input, ctx) =>
     ctx.database.read(async (db): Promise<SearchDocsOutput> => {
       const ws = ctx.auth.workspaceId;
-      const docset = (await workspaceCatalog(db, ws)).get(input.docset); // REQ-1: unknown → lists the rest
+      const catalog = await workspaceCatalog(db, ws);
+      const docset = catalog.find(input.docset); // REQ-1: a name or an alias
+      if (!docset) throw docsetNotFound(input.docset, catalog.docsets); // lists the available ones
       let pages: PageHit[] = await searchPages(db, ws, docset.name, input.keywords, input.max_pages);
       let matched_on: SearchDocsOutput["matched_on"] = pages.length > 0 ? "keywords" : null;
       if (pages.length === 0) {

@@ -571,7 +571,7 @@ describe("tenant isolation", () => {
   it("another workspace finds nothing: search, upload, update, delete and the resource all say not found, and A is unchanged", async () => {
     const before = await ok(viewer, "search_docs", search("react", ["useEffect"]));
     expect(await fails(outsider, "search_docs", search("react"))).toContain(
-      'Unknown docset "react": no docsets are configured',
+      'Unknown docset "react": no docsets are registered in this workspace. An editor registers one with register_docset',
     );
     expect(await fails(outsider, "update_docset", { docset: "react", version: "0" })).toContain(
       "Unknown docset",

@@ -37,6 +37,21 @@ if (files.length === 0) {
   console.error(`wrangler wrote no bundle into ${outdir}.`);
   process.exit(1);
 }
+// wrangler leaves `node:` imports external; without nodejs_compat (wrangler.toml) workerd cannot load them.
+for (const file of files.filter((f) => /\.m?js$/.test(f))) {
+  const code = readFileSync(join(outdir, file), "utf8");
+  const found = new Set(
+    [...code.matchAll(/(?:from|import|require)\s*\(?\s*["'](node:[\w/]+)["']/g)].map((m) => m[1]),
+  );
+  if (found.size > 0) {
+    console.error(
+      `The Worker bundle imports ${[...found].join(", ")}: something node-only reached src/worker.ts's imports ` +
+        "(e.g. db/client.ts instead of db/database.ts). Import runtime-neutral modules only.",
+    );
+    process.exit(1);
+  }
+}
+
 let raw = 0;
 let gzip = 0;
 for (const file of files) {

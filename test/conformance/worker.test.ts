@@ -71,7 +71,10 @@ describe("conformance suite against /mcp in workerd with the fixture registry", 
     const unexpected = [...suite.scenarios]
       .filter(([n, checks]) => !expected.server.includes(n) && failedChecks(checks).length > 0)
       .map(([n]) => n);
-    expect(unexpected, describeFailures(suite.scenarios, unexpected)).toEqual([]);
+    expect(
+      unexpected,
+      `${describeFailures(suite.scenarios, unexpected)}\n${fixtureWorker.output().slice(-3000)}`,
+    ).toEqual([]);
     const stale = expected.server.filter((n) => failedChecks(suite.scenarios.get(n) ?? []).length === 0);
     expect(stale).toEqual([]);
     expect(suite.exitCode, suite.output.slice(-2000)).toBe(0);
@@ -91,7 +94,9 @@ describe("fixture-free scenarios against the production Worker", () => {
     it(`${scenario} passes`, () => {
       const r = single.get(scenario) as ConformanceRun;
       expect(r.scenarios.get(scenario)?.length ?? 0, r.output.slice(-2000)).toBeGreaterThan(0);
-      expect(describeFailures(r.scenarios, [scenario])).toBe("");
+      const failures = describeFailures(r.scenarios, [scenario]);
+      // The Worker's log says why (e.g. "database unreachable" when the local libSQL endpoint did not answer).
+      expect(failures, `${failures}\n${prodWorker.output().slice(-3000)}`).toBe("");
       expect(r.exitCode).toBe(0);
     });
   }

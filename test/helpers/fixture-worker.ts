@@ -3,9 +3,13 @@
  * local libSQL endpoint on a fresh, migrated, bootstrapped database: the same setup as
  * test/helpers/workers.ts (which always runs src/worker.ts), with the entry given on wrangler's command
  * line. Same offline environment, same process-group shutdown.
+ *
+ * The entry is bundled first (`wrangler deploy --dry-run`, exactly as a deploy would) into the temp folder,
+ * and `wrangler dev --no-bundle` serves that file: wrangler dev otherwise watches every source file and
+ * restarts the Worker when one changes, which drops requests mid-run while people edit the tree.
  */
-import { type ChildProcess, spawn } from "node:child_process";
-import { join, resolve } from "node:path";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { basename, join, resolve } from "node:path";
 import { prepareDevDatabase } from "../../src/cli/libsql-dev-database.js";
 import { type LibsqlDevServer, startLibsqlDevServer } from "../../src/cli/libsql-dev-server.js";
 import { freePort, OFFLINE_WRANGLER_ENV, REPO_ROOT } from "../../src/cli/libsql-dev-wrangler.js";
@@ -20,6 +24,33 @@ export async function startWorkerWithEntry(entry: string, readyTimeoutMs = 150_0
   const dbFile = join(dir.path, "worker.db");
   const token = generateToken();
   await prepareDevDatabase(dbFile, { bootstrapToken: token });
+  const bundleDir = join(dir.path, "bundle");
+  const bundled = spawnSync(
+    process.execPath,
+    [
+      WRANGLER_BIN,
+      "deploy",
+      "--dry-run",
+      "--outdir",
+      bundleDir,
+      resolve(REPO_ROOT, entry),
+      "--config",
+      resolve(REPO_ROOT, "wrangler.toml"),
+    ],
+    {
+      cwd: REPO_ROOT,
+      env: { ...process.env, ...OFFLINE_WRANGLER_ENV },
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
+  if (bundled.status !== 0) {
+    await dir.cleanup();
+    throw new Error(
+      `wrangler could not bundle ${entry} (exit ${bundled.status}):\n${bundled.stdout}${bundled.stderr}`,
+    );
+  }
+  const script = join(bundleDir, basename(entry).replace(/\.ts$/, ".js"));
   const endpoint: LibsqlDevServer = await startLibsqlDevServer({ file: dbFile, port: 0 });
   const port = await freePort();
   const child: ChildProcess = spawn(
@@ -27,7 +58,8 @@ export async function startWorkerWithEntry(entry: string, readyTimeoutMs = 150_0
     [
       WRANGLER_BIN,
       "dev",
-      resolve(REPO_ROOT, entry),
+      script,
+      "--no-bundle",
       "--config",
       resolve(REPO_ROOT, "wrangler.toml"),
       "--ip",

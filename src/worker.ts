@@ -30,7 +30,7 @@ export interface Env {
   /** Secret (`wrangler secret put LIBSQL_AUTH_TOKEN`): the database's auth token, if it needs one. */
   LIBSQL_AUTH_TOKEN?: string;
   /** Comma-separated browser origins allowed on /mcp and /api/v1/mcp besides localhost. */
-  ALLOWED_ORIGINS?: string;
+  REQLIX_ALLOWED_ORIGINS?: string;
   /** Requests per minute per token when there is no RATE_LIMITER binding (counted per isolate). */
   REQLIX_RATE_LIMIT?: string;
   /** Workers Rate Limiting binding (`[[ratelimits]]` in wrangler.toml); its limit and period live there. */
@@ -101,7 +101,7 @@ export function workerDeps(env: Env): CreateAppDeps {
     logger,
     audit: requestScopedAuditSink(database, logger),
     version: pkg.version,
-    allowedOrigins: list(env.ALLOWED_ORIGINS),
+    allowedOrigins: list(env.REQLIX_ALLOWED_ORIGINS),
     rateLimiter,
     // The SDK's default validator (ajv) compiles with `new Function`, which workerd forbids (DESIGN).
     jsonSchemaValidator: new CfWorkerJsonSchemaValidator(),

@@ -4,7 +4,7 @@
  * to the test, and by default the very bundle `wrangler deploy` would upload. Reusable by end-to-end tests: keep this interface stable.
  *
  *   const worker = await startWorker();   // { url, token, libsqlUrl, dbFile, output, close }
- *   startWorker({ entry: "test/…/my-worker.ts", vars: { ALLOWED_ORIGINS: "…" } })   // another entry
+ *   startWorker({ entry: "test/…/my-worker.ts", vars: { REQLIX_ALLOWED_ORIGINS: "…" } })   // another entry
  *   await fetch(`${worker.url}/healthz`);
  *   await worker.close();                 // stops wrangler + workerd (process group), the endpoint, temp files
  */
@@ -37,7 +37,7 @@ export interface StartedWorker {
 export interface StartWorkerOptions {
   /** How long to wait for `/healthz` (wrangler + workerd start slowly on a loaded 2-core machine). */
   readyTimeoutMs?: number;
-  /** Extra `--var` bindings for the Worker (e.g. ALLOWED_ORIGINS). */
+  /** Extra `--var` bindings for the Worker (e.g. REQLIX_ALLOWED_ORIGINS). */
   vars?: Record<string, string>;
   /** A Worker entry other than src/worker.ts (a test-only entry), relative to the repo root. */
   entry?: string;

@@ -32,7 +32,7 @@ describe("worker bindings", () => {
   it("builds deps with the Workers-safe validator, the allowed origins and a per-isolate limiter", async () => {
     const deps = workerDeps({
       LIBSQL_URL: " http://127.0.0.1:1 ",
-      ALLOWED_ORIGINS: "https://a.example.com, https://b.example.com,",
+      REQLIX_ALLOWED_ORIGINS: "https://a.example.com, https://b.example.com,",
       REQLIX_RATE_LIMIT: "2",
     });
     try {

@@ -131,7 +131,7 @@ describe("the bundle", () => {
     const pkg = JSON.parse(await readFile(join(ROOT, "package.json"), "utf8")) as { version: string };
     expect(execFileSync(bin, ["--version"], { encoding: "utf8" }).trim()).toBe(pkg.version);
     const companion = await startCompanion({
-      bundle: join(prefix, "node_modules/reqlix/dist/reqlix-mcp.js"),
+      bundle: join(prefix, "node_modules/reqlix-mcp/dist/reqlix-mcp.js"),
       args: ["--toolsets", "reqlix"],
     });
     try {

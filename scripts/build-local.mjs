@@ -1,6 +1,7 @@
 // Bundles the stdio companion into single files under dist/ that run with plain `node` (>= 20) from a
 // folder holding nothing else: no native modules, no node_modules at run time.
-import { chmodSync, existsSync, readFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { chmodSync, readFileSync, rmSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { build } from "esbuild";
@@ -8,8 +9,10 @@ import { build } from "esbuild";
 const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
 
 const entries = [
-  { in: "src/local/bin-reqlix-mcp.ts", out: "reqlix-mcp" },
-  { in: "src/local/bin-agentic-knowledge-mcp.ts", out: "agentic-knowledge-mcp", optional: true },
+  { in: "src/local/bin-reqlix-mcp.ts", out: "reqlix-mcp", bin: true },
+  { in: "src/local/bin-agentic-knowledge-mcp.ts", out: "agentic-knowledge-mcp", bin: true },
+  // The programmatic entry (REQ-10): importable, starts nothing; its types are emitted below.
+  { in: "src/local/api.ts", out: "api", bin: false },
 ];
 
 // Start-up time is parse time (issue 4: start to first answer ≤ 150 ms), so two dependencies are slimmed:
@@ -46,7 +49,6 @@ export const slimStartup = {
 const main = process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href;
 
 for (const entry of main ? entries : []) {
-  if (entry.optional && !existsSync(entry.in)) continue;
   const result = await build({
     entryPoints: [entry.in],
     outfile: `dist/${entry.out}.js`,
@@ -62,10 +64,19 @@ for (const entry of main ? entries : []) {
     define: { __REQLIX_VERSION__: JSON.stringify(pkg.version) },
     // Some dependencies still call require() for Node built-ins; give the ESM bundle one.
     banner: {
-      js: "#!/usr/bin/env node\nimport { createRequire as __reqlixCreateRequire } from 'node:module'; const require = __reqlixCreateRequire(import.meta.url);",
+      js: `${entry.bin ? "#!/usr/bin/env node\n" : ""}import { createRequire as __reqlixCreateRequire } from 'node:module'; const require = __reqlixCreateRequire(import.meta.url);`,
     },
   });
-  chmodSync(`dist/${entry.out}.js`, 0o755);
+  if (entry.bin) chmodSync(`dist/${entry.out}.js`, 0o755);
   const bytes = Object.values(result.metafile.outputs)[0]?.bytes ?? 0;
   console.log(`dist/${entry.out}.js  ${(bytes / 1024).toFixed(0)} KiB`);
+}
+
+// TypeScript declarations for the programmatic entry (REQ-10: type definitions for programmatic use).
+if (main) {
+  rmSync("dist/types", { recursive: true, force: true });
+  execFileSync(process.execPath, ["node_modules/typescript/bin/tsc", "-p", "tsconfig.types.json"], {
+    stdio: "inherit",
+  });
+  console.log("dist/types/local/api.d.ts");
 }

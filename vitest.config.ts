@@ -1,4 +1,5 @@
 import { defineConfig } from "vitest/config";
+import { SummaryLineReporter } from "./test/helpers/summary-reporter.js";
 
 export default defineConfig({
   test: {
@@ -7,6 +8,6 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: "forks",
-    reporters: ["default"],
+    reporters: ["default", new SummaryLineReporter()],
   },
 });

@@ -13,18 +13,49 @@ export interface ToolAnnotations {
   openWorldHint?: boolean;
 }
 
+/** Severities of a log message to the client, lowest first (RFC 5424 names, as MCP uses them). */
+export type LogLevel = "debug" | "info" | "notice" | "warning" | "error" | "critical" | "alert" | "emergency";
+
 /** What every face gives a handler, whatever else its own context carries. */
 export interface BaseContext {
   /** Aborted when the client cancels the request or the connection closes. */
   signal: AbortSignal;
   /** Sends `notifications/progress` when the client asked for it (a progress token); otherwise a no-op. */
   progress(progress: number, total?: number, message?: string): Promise<void>;
+  /**
+   * Sends a log message to the client (`notifications/message`) when its log level lets this one through;
+   * a no-op where the face has no channel for it (`/api/v1/mcp`). Every face provides it; it is optional
+   * only so contexts built by hand in tests need not. A tool that calls it sets `ToolDef.logs`.
+   */
+  logToClient?(level: LogLevel, data: unknown, logger?: string): Promise<void>;
 }
+
+/**
+ * Content a tool result or prompt message may carry besides text: binary data is base64, as on the wire.
+ * Plain data in the shapes MCP uses, so protocol/ passes it through without a second model.
+ */
+export type ContentItem =
+  | { type: "text"; text: string }
+  | { type: "image"; data: string; mimeType: string }
+  | { type: "audio"; data: string; mimeType: string }
+  | { type: "resource"; resource: ResourceContent }
+  | {
+      type: "resource_link";
+      uri: string;
+      name: string;
+      title?: string;
+      description?: string;
+      mimeType?: string;
+    };
 
 // biome-ignore lint/suspicious/noExplicitAny: a registry holds tools of many input types
 export type AnyZodObject = z.ZodObject<any>;
 
-export interface ToolDef<Ctx extends BaseContext = BaseContext, I extends AnyZodObject = AnyZodObject, O = unknown> {
+export interface ToolDef<
+  Ctx extends BaseContext = BaseContext,
+  I extends AnyZodObject = AnyZodObject,
+  O = unknown,
+> {
   /** snake_case verb_noun, ≤ 64 characters. */
   name: string;
   title: string;
@@ -35,15 +66,25 @@ export interface ToolDef<Ctx extends BaseContext = BaseContext, I extends AnyZod
   output?: AnyZodObject;
   annotations: ToolAnnotations;
   handler(input: z.output<I>, ctx: Ctx): O | Promise<O>;
-  /** The text block the model reads; defaults to the registry's `renderResult`. */
-  render?(output: O): string;
+  /**
+   * What the model reads; defaults to the registry's `renderResult`. A string is one text block; a list of
+   * content items is the whole result (images, audio, embedded resources, links, text in any order).
+   */
+  render?(output: O): string | ContentItem[];
+  /**
+   * The handler sends log messages (`ctx.logToClient`). `/mcp` then streams its answer to a client that
+   * accepts SSE, so the messages reach it before the result (a JSON answer has no room for them).
+   */
+  logs?: boolean;
 }
 
-export interface ResourceContent {
-  uri: string;
-  mimeType: string;
-  text: string;
-}
+/** One resource's contents: text, or binary data as base64 in `blob`. */
+export type ResourceContent =
+  | { uri: string; mimeType: string; text: string; blob?: never }
+  | { uri: string; mimeType: string; blob: string; text?: never };
+
+/** Completion values for one argument (MCP allows at most 100 per answer; more are cut and `hasMore` set). */
+export type CompletionValues = string[];
 
 export interface ResourceDef<Ctx extends BaseContext = BaseContext> {
   /** RFC 6570 template as listed in `resources/templates/list`, e.g. `epic://{epic_id}`. */
@@ -57,6 +98,16 @@ export interface ResourceDef<Ctx extends BaseContext = BaseContext> {
   read(params: Record<string, string>, uri: string, ctx: Ctx): Promise<ResourceContent[]> | ResourceContent[];
   /** Concrete resources for `resources/list` (optional; templates are always listed). */
   list?(ctx: Ctx): Promise<{ uri: string; name: string; description?: string; mimeType?: string }[]>;
+  /**
+   * Suggestions for a template variable (`completion/complete` with `ref/resource`): `variable` is its
+   * name, `value` what the user typed so far, `known` the variables already filled in.
+   */
+  complete?(
+    variable: string,
+    value: string,
+    ctx: Ctx,
+    known: Record<string, string>,
+  ): Promise<CompletionValues> | CompletionValues;
 }
 
 export interface PromptArgument {
@@ -67,7 +118,8 @@ export interface PromptArgument {
 
 export interface PromptMessage {
   role: "user" | "assistant";
-  content: { type: "text"; text: string };
+  /** Text, an image or audio (base64), an embedded resource or a resource link. */
+  content: ContentItem;
 }
 
 export interface PromptDef<Ctx extends BaseContext = BaseContext> {
@@ -76,11 +128,24 @@ export interface PromptDef<Ctx extends BaseContext = BaseContext> {
   description: string;
   arguments: PromptArgument[];
   get(args: Record<string, string>, ctx: Ctx): Promise<{ description: string; messages: PromptMessage[] }>;
+  /**
+   * Suggestions for an argument (`completion/complete` with `ref/prompt`): `argument` is its name, `value`
+   * what the user typed so far, `known` the arguments already filled in.
+   */
+  complete?(
+    argument: string,
+    value: string,
+    ctx: Ctx,
+    known: Record<string, string>,
+  ): Promise<CompletionValues> | CompletionValues;
 }
 
 /** How a tool's outcome is shown to the model: the text block, and optional structured content. */
 export interface RenderedResult {
+  /** The result as text (all of it when `content` is absent; its text items joined when present). */
   text: string;
+  /** The result's content blocks when they are more than one text block (images, audio, resources). */
+  content?: ContentItem[];
   structured?: Record<string, unknown>;
 }
 

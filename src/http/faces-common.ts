@@ -47,7 +47,7 @@ export function compiledFor(deps: FacesDeps): CompiledRegistry<HostedContext> {
 
 export interface RequestScope {
   requestId: string;
-  context(base: Pick<HostedContext, "signal" | "progress">): HostedContext;
+  context(base: Pick<HostedContext, "signal" | "progress" | "logToClient">): HostedContext;
   observe: OperationObserver;
   /** Logs an unexpected failure with its stack under the request id (the correlation id clients see). */
   logInternal(error: unknown, where: string): void;

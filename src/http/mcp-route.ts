@@ -5,8 +5,8 @@
  * nothing without sessions: 405.
  *
  * Responses are JSON unless an SSE stream is useful and accepted: when the client accepts
- * `text/event-stream` and asked for progress (`_meta.progressToken`), the answer streams so progress
- * notifications reach it before the result. A client that accepts only `application/json` (or sends no
+ * `text/event-stream` and asked for progress (`_meta.progressToken`) or calls a tool that logs to the client
+ * (`ToolDef.logs`), the answer streams so those notifications reach it before the result. A client that accepts only `application/json` (or sends no
  * Accept, or accepts any type) is served JSON; one that accepts neither gets the transport's 406.
  */
 
@@ -14,6 +14,7 @@ import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import { Hono } from "hono";
 import type { HostedContext } from "../hosted/context.js";
+import type { CompiledRegistry } from "../protocol/compile.js";
 import { createMcpServer } from "../protocol/mcp-server.js";
 import type { AppEnv } from "./context.js";
 import { auditFor, compiledFor, type FacesDeps, requestScope } from "./faces-common.js";
@@ -29,6 +30,16 @@ function wantsProgress(message: unknown): boolean {
   return messages.some((m) => {
     const meta = isObject(m) && isObject(m.params) ? m.params._meta : undefined;
     return isObject(meta) && meta.progressToken !== undefined;
+  });
+}
+
+/** True when any request in the body is a tools/call of a tool that sends log messages. */
+function callsLoggingTool(message: unknown, compiled: CompiledRegistry<HostedContext>): boolean {
+  const messages = Array.isArray(message) ? message : [message];
+  return messages.some((m) => {
+    if (!isObject(m) || m.method !== "tools/call" || !isObject(m.params)) return false;
+    const name = m.params.name;
+    return typeof name === "string" && compiled.tools.get(name)?.def.logs === true;
   });
 }
 
@@ -81,7 +92,7 @@ export function mcpRoute(deps: FacesDeps): Hono<AppEnv> {
     const accept = c.req.header("accept") ?? "";
     const acceptsSse = accept.includes("text/event-stream");
     const acceptsJson = accept.includes("application/json");
-    const stream = acceptsSse && parsedOk && wantsProgress(parsed);
+    const stream = acceptsSse && parsedOk && (wantsProgress(parsed) || callsLoggingTool(parsed, compiled));
     // The transport insists on both media types in Accept; a client that takes JSON (or anything: no
     // Accept, or the any-type wildcard curl sends) is still served, as JSON.
     const jsonOnly = !acceptsSse && (acceptsJson || accept.trim() === "" || accept.includes("*/*"));

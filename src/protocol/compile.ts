@@ -6,6 +6,7 @@ import { z } from "zod";
 import { DomainError, type FieldError } from "../core/errors.js";
 import type {
   BaseContext,
+  ContentItem,
   PromptDef,
   Registry,
   RenderedResult,
@@ -35,6 +36,8 @@ export interface CompiledRegistry<Ctx extends BaseContext> {
   resources: ResourceDef<Ctx>[];
   prompts: Map<string, PromptDef<Ctx>>;
   instructions: string | undefined;
+  /** Some prompt or resource template offers argument completion: the `completions` capability. */
+  completions: boolean;
 }
 
 function jsonSchema(schema: z.ZodType, io: "input" | "output"): Record<string, unknown> {
@@ -76,6 +79,8 @@ export function compileRegistries<Ctx extends BaseContext>(
     resources,
     prompts,
     instructions: instructions.length > 0 ? instructions.join("\n\n") : undefined,
+    completions:
+      resources.some((r) => r.complete !== undefined) || [...prompts.values()].some((p) => p.complete),
   };
 }
 
@@ -110,13 +115,36 @@ export function renderSuccess<Ctx extends BaseContext>(
 ): RenderedResult {
   const { def, registry } = tool;
   if (def.render) {
-    return { text: def.render(output), ...(isPlainObject(output) ? { structured: output } : {}) };
+    const shown = def.render(output);
+    const structured = isPlainObject(output) ? { structured: output } : {};
+    if (typeof shown === "string") return { text: shown, ...structured };
+    return { text: textOf(shown), content: shown, ...structured };
   }
   if (registry.renderResult) return registry.renderResult(output);
   return {
     text: typeof output === "string" ? output : JSON.stringify(output, null, 2),
     ...(isPlainObject(output) ? { structured: output } : {}),
   };
+}
+
+/** The text items of a content list, joined (what a text-only reader of the result sees). */
+function textOf(items: ContentItem[]): string {
+  return items
+    .filter((i): i is Extract<ContentItem, { type: "text" }> => i.type === "text")
+    .map((i) => i.text)
+    .join("\n");
+}
+
+/** The content blocks of a rendered result: its own list, or its text as one block. */
+export function contentOf(rendered: RenderedResult): ContentItem[] {
+  return rendered.content ?? [{ type: "text", text: rendered.text }];
+}
+
+/** At most 100 values per answer (MCP completion); `total` and `hasMore` say what was cut. */
+export function completionResult(values: string[]): {
+  completion: { values: string[]; total: number; hasMore: boolean };
+} {
+  return { completion: { values: values.slice(0, 100), total: values.length, hasMore: values.length > 100 } };
 }
 
 export function renderFailure<Ctx extends BaseContext>(

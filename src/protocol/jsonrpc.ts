@@ -10,7 +10,13 @@
 import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
 import { DomainError, type FieldError, isDomainError } from "../core/errors.js";
 import type { BaseContext, PromptDef, ResourceDef } from "../core/registry.js";
-import { type CompiledRegistry, parseToolInput, renderSuccess } from "./compile.js";
+import {
+  type CompiledRegistry,
+  completionResult,
+  contentOf,
+  parseToolInput,
+  renderSuccess,
+} from "./compile.js";
 import {
   matchResource,
   type OperationObserver,
@@ -156,6 +162,15 @@ function requireString(params: Params, key: string, what: string): string {
   ]);
 }
 
+/** `path` is `object.key` below params, e.g. `ref.name`. */
+function nestedString(object: Params, path: string, what: string): string {
+  const value = object[path.slice(path.indexOf(".") + 1)];
+  if (typeof value === "string" && value.length > 0) return value;
+  throw invalidParams(`params.${path} is required: ${what}`, [
+    { field: `params.${path}`, message: value === undefined ? "Required" : "Expected a non-empty string" },
+  ]);
+}
+
 function optionalObject(params: Params, key: string): Record<string, unknown> | undefined {
   const value = params[key];
   if (value === undefined || value === null) return undefined;
@@ -187,6 +202,7 @@ function capabilities(compiled: CompiledRegistry<BaseContext>): Record<string, u
     tools: {},
     ...(compiled.resources.length > 0 ? { resources: {} } : {}),
     ...(compiled.prompts.size > 0 ? { prompts: {} } : {}),
+    ...(compiled.completions ? { completions: {} } : {}),
   };
 }
 
@@ -253,7 +269,7 @@ const methods: Record<string, Method<BaseContext>> = {
     // Same rule as /mcp: structured content only where the tool advertises an output schema.
     const structured =
       rendered.structured && tool.def.output ? { structuredContent: rendered.structured } : {};
-    return { content: [{ type: "text", text: rendered.text }], ...structured };
+    return { content: contentOf(rendered), ...structured };
   },
 
   async "resources/list"({ options, makeContext }) {
@@ -335,11 +351,68 @@ const methods: Record<string, Method<BaseContext>> = {
     );
     return unwrap(outcome, options, `prompts/get ${name}`);
   },
+
+  async "completion/complete"({ params, options, makeContext }) {
+    const { compiled } = options;
+    if (!compiled.completions) {
+      throw new RpcFailure(
+        200,
+        JsonRpcCode.MethodNotFound,
+        "Method not found: completion/complete (no completions)",
+        {
+          method: "completion/complete",
+        },
+      );
+    }
+    const ref = optionalObject(params, "ref") ?? {};
+    const argument = optionalObject(params, "argument") ?? {};
+    const context = optionalObject(params, "context");
+    const known = optionalObject(context ?? {}, "arguments") ?? {};
+    const argName = nestedString(argument, "argument.name", "the argument being completed");
+    const value = typeof argument.value === "string" ? argument.value : "";
+    const strings = Object.fromEntries(
+      Object.entries(known).filter((e): e is [string, string] => typeof e[1] === "string"),
+    );
+    let hook: (() => Promise<string[]> | string[] | undefined) | undefined;
+    if (ref.type === "ref/prompt") {
+      const name = nestedString(ref, "ref.name", "the prompt whose argument is completed");
+      const prompt = compiled.prompts.get(name);
+      if (!prompt) {
+        throw invalidParams(`Unknown prompt "${name}". Call prompts/list for the prompts.`, [
+          { field: "params.ref.name", message: "Unknown prompt" },
+        ]);
+      }
+      hook = () => prompt.complete?.(argName, value, makeContext(), strings);
+    } else if (ref.type === "ref/resource") {
+      const uri = nestedString(ref, "ref.uri", "the resource template whose variable is completed");
+      const resource = compiled.resources.find((r) => r.uriTemplate === uri);
+      if (!resource) {
+        throw invalidParams(`Unknown resource template "${uri}". Call resources/templates/list.`, [
+          { field: "params.ref.uri", message: "Unknown resource template" },
+        ]);
+      }
+      hook = () => resource.complete?.(argName, value, makeContext(), strings);
+    } else {
+      throw invalidParams('params.ref.type must be "ref/prompt" or "ref/resource"', [
+        { field: "params.ref.type", message: 'Expected "ref/prompt" or "ref/resource"' },
+      ]);
+    }
+    try {
+      return completionResult((await hook()) ?? []);
+    } catch (error) {
+      if (error instanceof RpcFailure) throw error;
+      if (isDomainError(error)) throw domainErrorToRpc(error, options.correlationId);
+      options.onInternalError(error, "completion/complete");
+      throw internalFailure(options.correlationId);
+    }
+  },
 };
 
 export const SUPPORTED_METHODS = Object.keys(methods);
 
 const noProgress = async () => {};
+// No stream on this face: a tool's log messages have nowhere to go.
+const noLog = async () => {};
 
 /** Parses one HTTP body and answers it. Never throws. */
 export async function dispatchJsonRpc<Ctx extends BaseContext>(
@@ -389,7 +462,7 @@ export async function dispatchJsonRpc<Ctx extends BaseContext>(
   const params = (message.params ?? {}) as Params;
   // The handler context is built lazily: listing tools needs no database.
   const signal = options.signal ?? new AbortController().signal;
-  const base: BaseContext = { signal, progress: noProgress };
+  const base: BaseContext = { signal, progress: noProgress, logToClient: noLog };
   const call: Call<BaseContext> = {
     params,
     options: options as unknown as JsonRpcOptions<BaseContext>,

@@ -4,21 +4,34 @@
  * way and a toolset can choose how its errors read (reqlix answers JSON, G.C.6).
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { Protocol } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import {
   CallToolRequestSchema,
   type CallToolResult,
+  CompleteRequestSchema,
   ErrorCode,
   GetPromptRequestSchema,
   ListPromptsRequestSchema,
   ListResourcesRequestSchema,
   ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
+  type LoggingLevel,
+  LoggingLevelSchema,
   McpError,
   ReadResourceRequestSchema,
+  SetLevelRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
 import { DomainError, isDomainError } from "../core/errors.js";
 import type { BaseContext } from "../core/registry.js";
-import { type CompiledRegistry, parseToolInput, renderFailure, renderSuccess } from "./compile.js";
+import {
+  type CompiledRegistry,
+  completionResult,
+  contentOf,
+  parseToolInput,
+  renderFailure,
+  renderSuccess,
+} from "./compile.js";
 import {
   matchResource,
   type OperationObserver,
@@ -47,15 +60,31 @@ type Extra = {
   signal: AbortSignal;
   _meta?: { progressToken?: string | number };
   sendNotification: (n: {
-    method: "notifications/progress";
+    method: "notifications/progress" | "notifications/message";
     params: Record<string, unknown>;
   }) => Promise<void>;
 };
 
-function baseContext(extra: Extra): BaseContext {
+const SEVERITY = new Map<LoggingLevel, number>(LoggingLevelSchema.options.map((level, i) => [level, i]));
+
+/** The client's `logging/setLevel`, per server instance (per connection on stdio, per request on /mcp). */
+interface LogThreshold {
+  level: LoggingLevel | undefined;
+}
+
+function baseContext(extra: Extra, threshold: LogThreshold): BaseContext {
   const token = extra._meta?.progressToken;
   return {
     signal: extra.signal,
+    async logToClient(level, data, logger) {
+      // Without a setLevel the client gets every message (as the SDK's own sendLoggingMessage does).
+      const min = threshold.level;
+      if (min !== undefined && (SEVERITY.get(level) ?? 0) < (SEVERITY.get(min) ?? 0)) return;
+      await extra.sendNotification({
+        method: "notifications/message",
+        params: { level, data, ...(logger === undefined ? {} : { logger }) },
+      });
+    },
     async progress(progress, total, message) {
       if (token === undefined) return;
       await extra.sendNotification({
@@ -85,17 +114,56 @@ function toMcpError(error: DomainError): McpError {
   return new McpError(MCP_CODES[error.code] ?? ErrorCode.InternalError, error.message, error.details);
 }
 
+/** Request params that do not fit the method's schema: -32602 naming each field (DESIGN's error table). */
+function invalidParams(method: string, error: z.ZodError): McpError {
+  const errors = error.issues.map((issue) => {
+    // Named as /api/v1/mcp names them: `params.arguments`.
+    const path = issue.path.map(String);
+    return { field: path.length > 0 ? path.join(".") : "(request)", message: issue.message };
+  });
+  const list = errors.map((e) => `${e.field}: ${e.message}`).join("; ");
+  return new McpError(ErrorCode.InvalidParams, `Invalid params for ${method}: ${list}`, { errors });
+}
+
+type AnyRequestSchema = Parameters<Server["setRequestHandler"]>[0];
+type AnyRequestHandler = Parameters<Server["setRequestHandler"]>[1];
+
+/**
+ * The SDK's Protocol parses a request with the method's zod schema before any handler runs and answers a
+ * mismatch (`arguments: 5`) with -32603 and zod's text. Every handler, the SDK's own (initialize, ping)
+ * included, is registered here behind a schema that checks only the method, and the real schema is applied
+ * inside, where a mismatch becomes -32602 with the field named.
+ */
+class RegistryServer extends Server {
+  override setRequestHandler(schema: AnyRequestSchema, handler: AnyRequestHandler): void {
+    const shape = (schema as unknown as { shape: { method: { value: string } } }).shape;
+    const method = shape.method.value;
+    const strict = schema as unknown as z.ZodType;
+    const loose = z.object({ method: z.literal(method) }).loose() as unknown as AnyRequestSchema;
+    const guarded = (async (request: unknown, extra: Parameters<AnyRequestHandler>[1]) => {
+      const parsed = strict.safeParse(request);
+      if (!parsed.success) throw invalidParams(method, parsed.error);
+      return handler(parsed.data as never, extra);
+    }) as AnyRequestHandler;
+    // Server's own tools/call wrapper validates params first (in zod's words) and checks the result and
+    // task fields; ours are checked here and built to the schema, and tasks are not offered.
+    if (method === "tools/call") Protocol.prototype.setRequestHandler.call(this, loose, guarded as never);
+    else super.setRequestHandler(loose, guarded);
+  }
+}
+
 export function createMcpServer<Ctx extends BaseContext>(config: McpServerConfig<Ctx>): Server {
   const { compiled } = config;
   const hasResources = compiled.resources.length > 0;
   const hasPrompts = compiled.prompts.size > 0;
-  const server = new Server(
+  const server = new RegistryServer(
     { name: config.name, version: config.version },
     {
       capabilities: {
         tools: {},
         ...(hasResources ? { resources: {} } : {}),
         ...(hasPrompts ? { prompts: {} } : {}),
+        ...(compiled.completions ? { completions: {} } : {}),
         logging: {},
       },
       ...(compiled.instructions ? { instructions: compiled.instructions } : {}),
@@ -105,6 +173,14 @@ export function createMcpServer<Ctx extends BaseContext>(config: McpServerConfig
 
   const internal = (error: unknown, where: string): string =>
     config.onInternalError?.(error, where) ?? "Internal error";
+
+  const threshold: LogThreshold = { level: undefined };
+  // Replaces the SDK's handler, which keeps the level where our handler contexts cannot read it.
+  server.setRequestHandler(SetLevelRequestSchema, async (request) => {
+    threshold.level = request.params.level;
+    return {};
+  });
+  const context = (extra: unknown): Ctx => config.context(baseContext(extra as Extra, threshold));
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: compiled.toolList }) as never);
 
@@ -123,7 +199,7 @@ export function createMcpServer<Ctx extends BaseContext>(config: McpServerConfig
     const args = request.params.arguments;
     const outcome = await runOperation(config.observe, "tools/call", tool.def.name, args, async () => {
       const input = parseToolInput(tool, args);
-      const ctx = config.context(baseContext(extra as unknown as Extra));
+      const ctx = context(extra);
       const output = await tool.def.handler(input, ctx);
       // reference_id is only for the observer (the audit target of a create); the client gets `rendered`.
       return { rendered: renderSuccess(tool, output), reference_id: referenceOf(args, output) };
@@ -131,7 +207,7 @@ export function createMcpServer<Ctx extends BaseContext>(config: McpServerConfig
     if (outcome.ok) {
       const { rendered } = outcome.value;
       return {
-        content: [{ type: "text", text: rendered.text }],
+        content: contentOf(rendered) as CallToolResult["content"],
         ...(rendered.structured && tool.def.output ? { structuredContent: rendered.structured } : {}),
       };
     }
@@ -154,7 +230,7 @@ export function createMcpServer<Ctx extends BaseContext>(config: McpServerConfig
       })),
     }));
     server.setRequestHandler(ListResourcesRequestSchema, async (_request, extra) => {
-      const ctx = config.context(baseContext(extra as unknown as Extra));
+      const ctx = context(extra);
       const lists = await Promise.all(compiled.resources.map((r) => r.list?.(ctx) ?? Promise.resolve([])));
       return { resources: lists.flat() };
     });
@@ -169,7 +245,7 @@ export function createMcpServer<Ctx extends BaseContext>(config: McpServerConfig
           uri,
           undefined,
           async () => {
-            const ctx = config.context(baseContext(extra as unknown as Extra));
+            const ctx = context(extra);
             return { contents: await resource.read(params, uri, ctx) };
           },
           uri,
@@ -209,7 +285,7 @@ export function createMcpServer<Ctx extends BaseContext>(config: McpServerConfig
             missing.map((field) => ({ field, message: "required" })),
           );
         }
-        const ctx = config.context(baseContext(extra as unknown as Extra));
+        const ctx = context(extra);
         return await prompt.get(args, ctx);
       });
       if (outcome.ok) return outcome.value;
@@ -217,6 +293,40 @@ export function createMcpServer<Ctx extends BaseContext>(config: McpServerConfig
       if (isDomainError(error)) throw toMcpError(error);
       throw new McpError(ErrorCode.InternalError, internal(error, `prompts/get ${prompt.name}`));
     });
+  }
+
+  if (compiled.completions) {
+    server.setRequestHandler(CompleteRequestSchema, async (request, extra) => {
+      const { ref, argument } = request.params;
+      const known = request.params.context?.arguments ?? {};
+      if (ref.type === "ref/prompt") {
+        const prompt = compiled.prompts.get(ref.name);
+        if (!prompt) {
+          throw new McpError(ErrorCode.InvalidParams, `Unknown prompt "${ref.name}"`, { name: ref.name });
+        }
+        return await complete(() => prompt.complete?.(argument.name, argument.value, context(extra), known));
+      }
+      const resource = compiled.resources.find((r) => r.uriTemplate === ref.uri);
+      if (!resource) {
+        const templates = compiled.resources.map((r) => r.uriTemplate).join(", ");
+        throw new McpError(
+          ErrorCode.InvalidParams,
+          `Unknown resource template "${ref.uri}". Known templates: ${templates}`,
+          { uri: ref.uri },
+        );
+      }
+      return await complete(() => resource.complete?.(argument.name, argument.value, context(extra), known));
+    });
+  }
+
+  /** A definition without a completion hook answers no values (the capability is server-wide). */
+  async function complete(fn: () => Promise<string[]> | string[] | undefined) {
+    try {
+      return completionResult((await fn()) ?? []);
+    } catch (error) {
+      if (isDomainError(error)) throw toMcpError(error);
+      throw new McpError(ErrorCode.InternalError, internal(error, "completion/complete"));
+    }
   }
 
   return server;

@@ -223,7 +223,7 @@ describe("params of the wrong shape are -32602 naming the field (DESIGN's error 
     const call = (await raw({
       method: "tools/call",
       params: { name: "plain_echo", arguments: { tag: "t" } },
-    })) as {
+    })) as unknown as {
       result: { structuredContent: unknown };
     };
     expect(call.result.structuredContent).toEqual({ tag: "t" });

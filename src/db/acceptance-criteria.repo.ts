@@ -1,14 +1,14 @@
 /**
  * Acceptance criteria (AC-001): the testable conditions of a user story. Scoped by workspace.
  */
-import { and, asc, eq, inArray, sql } from "drizzle-orm";
+import { and, asc, eq, inArray } from "drizzle-orm";
 import type { AcceptanceCriterion } from "../core/domain.js";
 import { DomainError } from "../core/errors.js";
 import { nextReference } from "./counters.repo.js";
 import type { Executor, Tx } from "./database.js";
-import { type Actor, checkExpected, creators, inWorkspace, iso, nextUpdatedAt } from "./entity-support.js";
+import { type Actor, checkExpected, creators, inWorkspace, iso, nextRevision } from "./entity-support.js";
 import { acceptanceCriteria, userStories } from "./schema.js";
-import { findUserStoryRow, userStoryNotFound } from "./user-stories.repo.js";
+import { requireUserStoryRow } from "./user-stories.repo.js";
 
 const columns = {
   id: acceptanceCriteria.id,
@@ -77,8 +77,7 @@ export async function createAcceptanceCriterion(
   input: NewAcceptanceCriterion,
   actor: Actor,
 ): Promise<AcceptanceCriterion> {
-  const story = await findUserStoryRow(tx, workspaceId, input.user_story_id);
-  if (!story) throw userStoryNotFound(input.user_story_id);
+  const story = await requireUserStoryRow(tx, workspaceId, input.user_story_id);
   const referenceId = await nextReference(tx, workspaceId, "AC");
   const stamp = iso(actor.now);
   await tx.insert(acceptanceCriteria).values({
@@ -117,8 +116,7 @@ export async function updateAcceptanceCriterion(
     .set({
       ...(patch.description !== undefined ? { description: patch.description } : {}),
       ...(title !== undefined ? { title } : {}),
-      revision: sql`${acceptanceCriteria.revision} + 1`,
-      updatedAt: nextUpdatedAt(current.updated_at, actor.now),
+      ...nextRevision(acceptanceCriteria.revision, current.updated_at, actor.now),
     })
     .where(
       and(eq(acceptanceCriteria.workspaceId, workspaceId), eq(acceptanceCriteria.referenceId, referenceId)),

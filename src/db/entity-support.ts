@@ -4,9 +4,12 @@
  */
 import { and, eq, type SQL, sql } from "drizzle-orm";
 import { alias, type SQLiteColumn } from "drizzle-orm/sqlite-core";
+import type { EntityPatch } from "../core/domain.js";
 import { DomainError } from "../core/errors.js";
-import type { Executor } from "./database.js";
-import { memberships, users } from "./schema.js";
+import type { Prefix } from "../core/references.js";
+import { nextReference } from "./counters.repo.js";
+import type { Executor, Tx } from "./database.js";
+import { type epics, memberships, type requirements, type userStories, users } from "./schema.js";
 
 export const creators = alias(users, "creators");
 export const assignees = alias(users, "assignees");
@@ -38,6 +41,93 @@ export function nextUpdatedAt(previous: string, now: Date): string {
   const prev = Date.parse(previous);
   const t = Number.isNaN(prev) || now.getTime() > prev ? now.getTime() : prev + 1;
   return new Date(t).toISOString();
+}
+
+/**
+ * The lookup that throws: `find` when it finds the row, the entity's not_found error (naming the reference
+ * id the caller passed) when it does not.
+ */
+export function requiredRow<R>(
+  find: (ex: Executor, workspaceId: number, referenceId: string) => Promise<R | undefined>,
+  notFound: (referenceId: string) => DomainError,
+): (ex: Executor, workspaceId: number, referenceId: string) => Promise<R> {
+  return async (ex, workspaceId, referenceId) => {
+    const row = await find(ex, workspaceId, referenceId);
+    if (!row) throw notFound(referenceId);
+    return row;
+  };
+}
+
+/** The work items (epics, user stories, requirements): titled, prioritised, assignable, revised. */
+type WorkItemTable = typeof epics | typeof userStories | typeof requirements;
+
+/**
+ * Refuses a title another item in `scope` already has, in any case (`exceptId`: the item being renamed).
+ * `scope` is the workspace for epics and the parent for stories and requirements; `message` says so in
+ * the entity's own words and names the tool to update the existing one.
+ */
+export async function refuseDuplicateTitle(
+  ex: Executor,
+  table: WorkItemTable,
+  scope: SQL | undefined,
+  title: string,
+  exceptId: number | undefined,
+  message: (otherReferenceId: string) => string,
+): Promise<void> {
+  const rows = await ex
+    .select({ id: table.id, reference_id: table.referenceId })
+    .from(table)
+    .where(and(scope, sql`lower(${table.title}) = lower(${title})`))
+    .limit(2);
+  const other = rows.find((r) => r.id !== exceptId);
+  if (other) {
+    throw DomainError.conflict(message(other.reference_id), { reference_id: other.reference_id });
+  }
+}
+
+/** What a new work item's row always holds, after its title was checked; allocates its reference id. */
+export async function newWorkItem<S extends string>(
+  tx: Tx,
+  workspaceId: number,
+  prefix: Prefix,
+  input: { title: string; description?: string; status?: S; assignee?: string },
+  actor: Actor,
+) {
+  const assigneeId =
+    input.assignee === undefined ? null : await memberIdByUsername(tx, workspaceId, input.assignee);
+  const referenceId = await nextReference(tx, workspaceId, prefix);
+  const stamp = iso(actor.now);
+  return {
+    workspaceId,
+    referenceId,
+    title: input.title,
+    description: input.description ?? "",
+    ...(input.status ? { status: input.status } : {}),
+    creatorId: actor.userId,
+    assigneeId,
+    createdAt: stamp,
+    updatedAt: stamp,
+  };
+}
+
+/** The columns a work item's patch changes (omitted fields stay as they are; an assignee resolves). */
+export async function workItemChanges<S extends string>(
+  ex: Executor,
+  workspaceId: number,
+  patch: EntityPatch & { status?: S },
+) {
+  return {
+    ...(patch.title !== undefined ? { title: patch.title } : {}),
+    ...(patch.description !== undefined ? { description: patch.description } : {}),
+    ...(patch.priority !== undefined ? { priority: patch.priority } : {}),
+    ...(patch.status !== undefined ? { status: patch.status } : {}),
+    ...(await assigneePatch(ex, workspaceId, patch.assignee)),
+  };
+}
+
+/** What every update writes besides its changes: the next revision and an `updated_at` after the stored one. */
+export function nextRevision(revision: SQLiteColumn, previousUpdatedAt: string, now: Date) {
+  return { revision: sql`${revision} + 1`, updatedAt: nextUpdatedAt(previousUpdatedAt, now) };
 }
 
 /** Refuses a write based on an outdated read (DESIGN: conflict → -32009). */

@@ -2,24 +2,24 @@
  * Epics (EP-001): the top of the hierarchy. Every query is scoped by workspace; an epic of another
  * workspace is simply not found.
  */
-import { and, asc, eq, gt, sql } from "drizzle-orm";
+import { and, asc, eq, gt } from "drizzle-orm";
 import type { EntityPatch, EntityStatus, Epic } from "../core/domain.js";
 import { DomainError } from "../core/errors.js";
-import { nextReference } from "./counters.repo.js";
 import type { Executor, Tx } from "./database.js";
 import {
   type Actor,
-  assigneePatch,
   assignees,
   checkExpected,
   creators,
   decodeCursor,
-  iso,
   isPositiveInt,
-  memberIdByUsername,
-  nextUpdatedAt,
+  newWorkItem,
+  nextRevision,
   type Page,
   pageOf,
+  refuseDuplicateTitle,
+  requiredRow,
+  workItemChanges,
 } from "./entity-support.js";
 import { epics } from "./schema.js";
 
@@ -62,12 +62,6 @@ export async function findEpicRow(
   return rows[0];
 }
 
-export async function getEpic(ex: Executor, workspaceId: number, referenceId: string): Promise<Epic> {
-  const row = await findEpicRow(ex, workspaceId, referenceId);
-  if (!row) throw epicNotFound(referenceId);
-  return toEpic(row);
-}
-
 export function epicNotFound(referenceId: string): DomainError {
   return DomainError.notFound(
     `Epic not found: ${referenceId}. Call list_epics or search_global to find the right epic id.`,
@@ -75,19 +69,24 @@ export function epicNotFound(referenceId: string): DomainError {
   );
 }
 
-async function refuseDuplicateTitle(ex: Executor, workspaceId: number, title: string, exceptId?: number) {
-  const rows = await ex
-    .select({ id: epics.id, reference_id: epics.referenceId })
-    .from(epics)
-    .where(and(eq(epics.workspaceId, workspaceId), sql`lower(${epics.title}) = lower(${title})`))
-    .limit(2);
-  const other = rows.find((r) => r.id !== exceptId);
-  if (other) {
-    throw DomainError.conflict(
-      `An epic titled "${title}" already exists: ${other.reference_id}. Update that epic with update_epic, or choose another title.`,
-      { reference_id: other.reference_id },
-    );
-  }
+/** The stored row for a normalized reference id; not_found otherwise. */
+export const requireEpicRow = requiredRow(findEpicRow, epicNotFound);
+
+export async function getEpic(ex: Executor, workspaceId: number, referenceId: string): Promise<Epic> {
+  return toEpic(await requireEpicRow(ex, workspaceId, referenceId));
+}
+
+/** Epic titles are unique in the workspace, in any case. */
+function refuseDuplicateEpicTitle(ex: Executor, workspaceId: number, title: string, exceptId?: number) {
+  return refuseDuplicateTitle(
+    ex,
+    epics,
+    eq(epics.workspaceId, workspaceId),
+    title,
+    exceptId,
+    (other) =>
+      `An epic titled "${title}" already exists: ${other}. Update that epic with update_epic, or choose another title.`,
+  );
 }
 
 export interface NewEpic {
@@ -99,24 +98,10 @@ export interface NewEpic {
 }
 
 export async function createEpic(tx: Tx, workspaceId: number, input: NewEpic, actor: Actor): Promise<Epic> {
-  await refuseDuplicateTitle(tx, workspaceId, input.title);
-  const assigneeId =
-    input.assignee === undefined ? null : await memberIdByUsername(tx, workspaceId, input.assignee);
-  const referenceId = await nextReference(tx, workspaceId, "EP");
-  const stamp = iso(actor.now);
-  await tx.insert(epics).values({
-    workspaceId,
-    referenceId,
-    title: input.title,
-    description: input.description ?? "",
-    ...(input.status ? { status: input.status } : {}),
-    ...(input.priority ? { priority: input.priority } : {}),
-    creatorId: actor.userId,
-    assigneeId,
-    createdAt: stamp,
-    updatedAt: stamp,
-  });
-  return getEpic(tx, workspaceId, referenceId);
+  await refuseDuplicateEpicTitle(tx, workspaceId, input.title);
+  const item = await newWorkItem(tx, workspaceId, "EP", input, actor);
+  await tx.insert(epics).values({ ...item, ...(input.priority ? { priority: input.priority } : {}) });
+  return getEpic(tx, workspaceId, item.referenceId);
 }
 
 export interface EpicPatch extends EntityPatch {
@@ -130,20 +115,14 @@ export async function updateEpic(
   patch: EpicPatch,
   actor: Actor,
 ): Promise<Epic> {
-  const row = await findEpicRow(tx, workspaceId, referenceId);
-  if (!row) throw epicNotFound(referenceId);
+  const row = await requireEpicRow(tx, workspaceId, referenceId);
   checkExpected(referenceId, row.updated_at, patch.expected_updated_at);
-  if (patch.title !== undefined) await refuseDuplicateTitle(tx, workspaceId, patch.title, row.id);
+  if (patch.title !== undefined) await refuseDuplicateEpicTitle(tx, workspaceId, patch.title, row.id);
   await tx
     .update(epics)
     .set({
-      ...(patch.title !== undefined ? { title: patch.title } : {}),
-      ...(patch.description !== undefined ? { description: patch.description } : {}),
-      ...(patch.priority !== undefined ? { priority: patch.priority } : {}),
-      ...(patch.status !== undefined ? { status: patch.status } : {}),
-      ...(await assigneePatch(tx, workspaceId, patch.assignee)),
-      revision: sql`${epics.revision} + 1`,
-      updatedAt: nextUpdatedAt(row.updated_at, actor.now),
+      ...(await workItemChanges(tx, workspaceId, patch)),
+      ...nextRevision(epics.revision, row.updated_at, actor.now),
     })
     .where(and(eq(epics.workspaceId, workspaceId), eq(epics.id, row.id)));
   return getEpic(tx, workspaceId, referenceId);

@@ -6,9 +6,9 @@
 import type { AcceptanceCriterion, Epic, Requirement, UserStory } from "../core/domain.js";
 import { criteriaOfUserStories } from "./acceptance-criteria.repo.js";
 import type { Executor } from "./database.js";
-import { epicNotFound, findEpicRow, toEpic } from "./epics.repo.js";
+import { requireEpicRow, toEpic } from "./epics.repo.js";
 import { requirementsOfUserStories } from "./requirements.repo.js";
-import { findUserStoryRow, userStoriesOfEpic, userStoryNotFound } from "./user-stories.repo.js";
+import { requireUserStoryRow, userStoriesOfEpic } from "./user-stories.repo.js";
 
 export interface StoryTree extends UserStory {
   requirements: Requirement[];
@@ -24,8 +24,7 @@ export async function epicHierarchy(
   workspaceId: number,
   epicReference: string,
 ): Promise<EpicTree> {
-  const epic = await findEpicRow(ex, workspaceId, epicReference);
-  if (!epic) throw epicNotFound(epicReference);
+  const epic = await requireEpicRow(ex, workspaceId, epicReference);
   const stories = await userStoriesOfEpic(ex, workspaceId, epic.id);
   const ids = stories.map((s) => s.id);
   const [requirements, criteria] = await Promise.all([
@@ -48,9 +47,7 @@ export async function userStoryTree(
   workspaceId: number,
   storyReference: string,
 ): Promise<StoryTree> {
-  const row = await findUserStoryRow(ex, workspaceId, storyReference);
-  if (!row) throw userStoryNotFound(storyReference);
-  const { id, epic_row_id: _epic, ...story } = row;
+  const { id, epic_row_id: _epic, ...story } = await requireUserStoryRow(ex, workspaceId, storyReference);
   const [requirements, criteria] = await Promise.all([
     requirementsOfUserStories(ex, workspaceId, [id]),
     criteriaOfUserStories(ex, workspaceId, [id]),

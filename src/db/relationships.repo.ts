@@ -9,7 +9,7 @@ import { DomainError } from "../core/errors.js";
 import type { Executor, Tx } from "./database.js";
 import { type Actor, creators, inWorkspace, iso } from "./entity-support.js";
 import { relationshipTypeId } from "./requirement-types.repo.js";
-import { findRequirementRow, requirementNotFound } from "./requirements.repo.js";
+import { requireRequirementRow } from "./requirements.repo.js";
 import { relationships, relationshipTypes, requirements } from "./schema.js";
 
 const sources = alias(requirements, "sources");
@@ -38,10 +38,8 @@ export interface RelationshipKey {
 }
 
 async function resolve(ex: Executor, workspaceId: number, key: RelationshipKey) {
-  const source = await findRequirementRow(ex, workspaceId, key.source_requirement_id);
-  if (!source) throw requirementNotFound(key.source_requirement_id);
-  const target = await findRequirementRow(ex, workspaceId, key.target_requirement_id);
-  if (!target) throw requirementNotFound(key.target_requirement_id);
+  const source = await requireRequirementRow(ex, workspaceId, key.source_requirement_id);
+  const target = await requireRequirementRow(ex, workspaceId, key.target_requirement_id);
   const typeId = await relationshipTypeId(ex, workspaceId, key.relationship_type);
   return { sourceId: source.id, targetId: target.id, typeId };
 }
@@ -132,8 +130,7 @@ export async function relationshipsOfRequirement(
   workspaceId: number,
   referenceId: string,
 ): Promise<{ outgoing: Relationship[]; incoming: Relationship[] }> {
-  const row = await findRequirementRow(ex, workspaceId, referenceId);
-  if (!row) throw requirementNotFound(referenceId);
+  const row = await requireRequirementRow(ex, workspaceId, referenceId);
   // Two queries, each on its own index: (workspace, source, …) and (target).
   const outgoing = await select(ex)
     .where(and(eq(relationships.workspaceId, workspaceId), eq(relationships.sourceRequirementId, row.id)))

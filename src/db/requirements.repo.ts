@@ -2,29 +2,29 @@
  * Requirements (REQ-001): belong to a user story; carry a type (by name), status, priority, creator and
  * optional assignee. Scoped by workspace.
  */
-import { and, asc, desc, eq, gt, inArray, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gt, inArray } from "drizzle-orm";
 import type { EntityPatch, Requirement, RequirementStatus } from "../core/domain.js";
 import { DomainError } from "../core/errors.js";
-import { nextReference } from "./counters.repo.js";
 import type { Executor, Tx } from "./database.js";
 import {
   type Actor,
-  assigneePatch,
   assignees,
   checkExpected,
   creators,
   decodeCursor,
   inWorkspace,
-  iso,
   isPositiveInt,
-  memberIdByUsername,
-  nextUpdatedAt,
+  newWorkItem,
+  nextRevision,
   type Page,
   pageOf,
+  refuseDuplicateTitle,
+  requiredRow,
+  workItemChanges,
 } from "./entity-support.js";
 import { requirementTypeId } from "./requirement-types.repo.js";
 import { requirements, requirementTypes, userStories } from "./schema.js";
-import { findUserStoryRow, userStoryNotFound } from "./user-stories.repo.js";
+import { requireUserStoryRow } from "./user-stories.repo.js";
 
 const columns = {
   id: requirements.id,
@@ -76,41 +76,34 @@ export async function findRequirementRow(
   return rows[0];
 }
 
+/** The stored row for a normalized reference id; not_found otherwise. */
+export const requireRequirementRow = requiredRow(findRequirementRow, requirementNotFound);
+
 export async function getRequirement(
   ex: Executor,
   workspaceId: number,
   referenceId: string,
 ): Promise<Requirement> {
-  const row = await findRequirementRow(ex, workspaceId, referenceId);
-  if (!row) throw requirementNotFound(referenceId);
-  return toRequirement(row);
+  return toRequirement(await requireRequirementRow(ex, workspaceId, referenceId));
 }
 
-async function refuseDuplicateTitle(
+/** Requirement titles are unique within their user story, in any case. */
+function refuseDuplicateRequirementTitle(
   ex: Executor,
   workspaceId: number,
   storyRowId: number,
   title: string,
   exceptId?: number,
 ) {
-  const rows = await ex
-    .select({ id: requirements.id, reference_id: requirements.referenceId })
-    .from(requirements)
-    .where(
-      and(
-        inWorkspace(requirements.workspaceId, workspaceId, true),
-        eq(requirements.userStoryId, storyRowId),
-        sql`lower(${requirements.title}) = lower(${title})`,
-      ),
-    )
-    .limit(2);
-  const other = rows.find((r) => r.id !== exceptId);
-  if (other) {
-    throw DomainError.conflict(
-      `This user story already has a requirement titled "${title}": ${other.reference_id}. Update it with update_requirement, or choose another title.`,
-      { reference_id: other.reference_id },
-    );
-  }
+  return refuseDuplicateTitle(
+    ex,
+    requirements,
+    and(inWorkspace(requirements.workspaceId, workspaceId, true), eq(requirements.userStoryId, storyRowId)),
+    title,
+    exceptId,
+    (other) =>
+      `This user story already has a requirement titled "${title}": ${other}. Update it with update_requirement, or choose another title.`,
+  );
 }
 
 export interface NewRequirement {
@@ -130,29 +123,12 @@ export async function createRequirement(
   input: NewRequirement,
   actor: Actor,
 ): Promise<Requirement> {
-  const story = await findUserStoryRow(tx, workspaceId, input.user_story_id);
-  if (!story) throw userStoryNotFound(input.user_story_id);
+  const story = await requireUserStoryRow(tx, workspaceId, input.user_story_id);
   const typeId = await requirementTypeId(tx, workspaceId, input.type);
-  await refuseDuplicateTitle(tx, workspaceId, story.id, input.title);
-  const assigneeId =
-    input.assignee === undefined ? null : await memberIdByUsername(tx, workspaceId, input.assignee);
-  const referenceId = await nextReference(tx, workspaceId, "REQ");
-  const stamp = iso(actor.now);
-  await tx.insert(requirements).values({
-    workspaceId,
-    referenceId,
-    userStoryId: story.id,
-    title: input.title,
-    description: input.description ?? "",
-    ...(input.status ? { status: input.status } : {}),
-    priority: input.priority,
-    typeId,
-    creatorId: actor.userId,
-    assigneeId,
-    createdAt: stamp,
-    updatedAt: stamp,
-  });
-  return getRequirement(tx, workspaceId, referenceId);
+  await refuseDuplicateRequirementTitle(tx, workspaceId, story.id, input.title);
+  const item = await newWorkItem(tx, workspaceId, "REQ", input, actor);
+  await tx.insert(requirements).values({ ...item, userStoryId: story.id, priority: input.priority, typeId });
+  return getRequirement(tx, workspaceId, item.referenceId);
 }
 
 export interface RequirementPatch extends EntityPatch {
@@ -169,31 +145,23 @@ export async function updateRequirement(
   patch: RequirementPatch,
   actor: Actor,
 ): Promise<Requirement> {
-  const row = await findRequirementRow(tx, workspaceId, referenceId);
-  if (!row) throw requirementNotFound(referenceId);
+  const row = await requireRequirementRow(tx, workspaceId, referenceId);
   checkExpected(referenceId, row.updated_at, patch.expected_updated_at);
-  let storyRowId = row.story_row_id;
-  if (patch.user_story_id !== undefined) {
-    const story = await findUserStoryRow(tx, workspaceId, patch.user_story_id);
-    if (!story) throw userStoryNotFound(patch.user_story_id);
-    storyRowId = story.id;
-  }
+  const storyRowId =
+    patch.user_story_id === undefined
+      ? row.story_row_id
+      : (await requireUserStoryRow(tx, workspaceId, patch.user_story_id)).id;
   if (patch.title !== undefined || storyRowId !== row.story_row_id) {
-    await refuseDuplicateTitle(tx, workspaceId, storyRowId, patch.title ?? row.title, row.id);
+    await refuseDuplicateRequirementTitle(tx, workspaceId, storyRowId, patch.title ?? row.title, row.id);
   }
   const typeId = patch.type === undefined ? undefined : await requirementTypeId(tx, workspaceId, patch.type);
   await tx
     .update(requirements)
     .set({
-      ...(patch.title !== undefined ? { title: patch.title } : {}),
-      ...(patch.description !== undefined ? { description: patch.description } : {}),
-      ...(patch.priority !== undefined ? { priority: patch.priority } : {}),
-      ...(patch.status !== undefined ? { status: patch.status } : {}),
       ...(typeId !== undefined ? { typeId } : {}),
-      ...(await assigneePatch(tx, workspaceId, patch.assignee)),
+      ...(await workItemChanges(tx, workspaceId, patch)),
       userStoryId: storyRowId,
-      revision: sql`${requirements.revision} + 1`,
-      updatedAt: nextUpdatedAt(row.updated_at, actor.now),
+      ...nextRevision(requirements.revision, row.updated_at, actor.now),
     })
     .where(and(eq(requirements.workspaceId, workspaceId), eq(requirements.id, row.id)));
   return getRequirement(tx, workspaceId, referenceId);
@@ -214,12 +182,10 @@ export async function listRequirements(
   workspaceId: number,
   filter: RequirementFilter,
 ): Promise<Page<Requirement>> {
-  let storyRowId: number | undefined;
-  if (filter.user_story_id !== undefined) {
-    const story = await findUserStoryRow(ex, workspaceId, filter.user_story_id);
-    if (!story) throw userStoryNotFound(filter.user_story_id);
-    storyRowId = story.id;
-  }
+  const storyRowId =
+    filter.user_story_id === undefined
+      ? undefined
+      : (await requireUserStoryRow(ex, workspaceId, filter.user_story_id)).id;
   const typeId =
     filter.type === undefined ? undefined : await requirementTypeId(ex, workspaceId, filter.type);
   const tag = `requirements:${filter.user_story_id ?? ""}:${filter.status ?? ""}:${typeId ?? ""}:${filter.priority ?? ""}`;

@@ -1,27 +1,27 @@
 /**
  * User stories (US-001): belong to an epic; hold requirements and acceptance criteria. Scoped by workspace.
  */
-import { and, asc, eq, gt, sql } from "drizzle-orm";
+import { and, asc, eq, gt } from "drizzle-orm";
 import type { EntityPatch, EntityStatus, UserStory } from "../core/domain.js";
 import { DomainError } from "../core/errors.js";
-import { nextReference } from "./counters.repo.js";
 import type { Executor, Tx } from "./database.js";
 import {
   type Actor,
-  assigneePatch,
   assignees,
   checkExpected,
   creators,
   decodeCursor,
   inWorkspace,
-  iso,
   isPositiveInt,
-  memberIdByUsername,
-  nextUpdatedAt,
+  newWorkItem,
+  nextRevision,
   type Page,
   pageOf,
+  refuseDuplicateTitle,
+  requiredRow,
+  workItemChanges,
 } from "./entity-support.js";
-import { epicNotFound, findEpicRow } from "./epics.repo.js";
+import { requireEpicRow } from "./epics.repo.js";
 import { epics, userStories } from "./schema.js";
 
 const columns = {
@@ -73,41 +73,34 @@ export async function findUserStoryRow(
   return rows[0];
 }
 
+/** The stored row for a normalized reference id; not_found otherwise. */
+export const requireUserStoryRow = requiredRow(findUserStoryRow, userStoryNotFound);
+
 export async function getUserStory(
   ex: Executor,
   workspaceId: number,
   referenceId: string,
 ): Promise<UserStory> {
-  const row = await findUserStoryRow(ex, workspaceId, referenceId);
-  if (!row) throw userStoryNotFound(referenceId);
-  return toUserStory(row);
+  return toUserStory(await requireUserStoryRow(ex, workspaceId, referenceId));
 }
 
-async function refuseDuplicateTitle(
+/** Story titles are unique within their epic, in any case. */
+function refuseDuplicateStoryTitle(
   ex: Executor,
   workspaceId: number,
   epicRowId: number,
   title: string,
   exceptId?: number,
 ) {
-  const rows = await ex
-    .select({ id: userStories.id, reference_id: userStories.referenceId })
-    .from(userStories)
-    .where(
-      and(
-        inWorkspace(userStories.workspaceId, workspaceId, true),
-        eq(userStories.epicId, epicRowId),
-        sql`lower(${userStories.title}) = lower(${title})`,
-      ),
-    )
-    .limit(2);
-  const other = rows.find((r) => r.id !== exceptId);
-  if (other) {
-    throw DomainError.conflict(
-      `This epic already has a user story titled "${title}": ${other.reference_id}. Update it with update_user_story, or choose another title.`,
-      { reference_id: other.reference_id },
-    );
-  }
+  return refuseDuplicateTitle(
+    ex,
+    userStories,
+    and(inWorkspace(userStories.workspaceId, workspaceId, true), eq(userStories.epicId, epicRowId)),
+    title,
+    exceptId,
+    (other) =>
+      `This epic already has a user story titled "${title}": ${other}. Update it with update_user_story, or choose another title.`,
+  );
 }
 
 export interface NewUserStory {
@@ -125,27 +118,13 @@ export async function createUserStory(
   input: NewUserStory,
   actor: Actor,
 ): Promise<UserStory> {
-  const epic = await findEpicRow(tx, workspaceId, input.epic_id);
-  if (!epic) throw epicNotFound(input.epic_id);
-  await refuseDuplicateTitle(tx, workspaceId, epic.id, input.title);
-  const assigneeId =
-    input.assignee === undefined ? null : await memberIdByUsername(tx, workspaceId, input.assignee);
-  const referenceId = await nextReference(tx, workspaceId, "US");
-  const stamp = iso(actor.now);
-  await tx.insert(userStories).values({
-    workspaceId,
-    referenceId,
-    epicId: epic.id,
-    title: input.title,
-    description: input.description ?? "",
-    ...(input.status ? { status: input.status } : {}),
-    ...(input.priority ? { priority: input.priority } : {}),
-    creatorId: actor.userId,
-    assigneeId,
-    createdAt: stamp,
-    updatedAt: stamp,
-  });
-  return getUserStory(tx, workspaceId, referenceId);
+  const epic = await requireEpicRow(tx, workspaceId, input.epic_id);
+  await refuseDuplicateStoryTitle(tx, workspaceId, epic.id, input.title);
+  const item = await newWorkItem(tx, workspaceId, "US", input, actor);
+  await tx
+    .insert(userStories)
+    .values({ ...item, epicId: epic.id, ...(input.priority ? { priority: input.priority } : {}) });
+  return getUserStory(tx, workspaceId, item.referenceId);
 }
 
 export interface UserStoryPatch extends EntityPatch {
@@ -161,29 +140,19 @@ export async function updateUserStory(
   patch: UserStoryPatch,
   actor: Actor,
 ): Promise<UserStory> {
-  const row = await findUserStoryRow(tx, workspaceId, referenceId);
-  if (!row) throw userStoryNotFound(referenceId);
+  const row = await requireUserStoryRow(tx, workspaceId, referenceId);
   checkExpected(referenceId, row.updated_at, patch.expected_updated_at);
-  let epicRowId = row.epic_row_id;
-  if (patch.epic_id !== undefined) {
-    const epic = await findEpicRow(tx, workspaceId, patch.epic_id);
-    if (!epic) throw epicNotFound(patch.epic_id);
-    epicRowId = epic.id;
-  }
+  const epicRowId =
+    patch.epic_id === undefined ? row.epic_row_id : (await requireEpicRow(tx, workspaceId, patch.epic_id)).id;
   if (patch.title !== undefined || epicRowId !== row.epic_row_id) {
-    await refuseDuplicateTitle(tx, workspaceId, epicRowId, patch.title ?? row.title, row.id);
+    await refuseDuplicateStoryTitle(tx, workspaceId, epicRowId, patch.title ?? row.title, row.id);
   }
   await tx
     .update(userStories)
     .set({
-      ...(patch.title !== undefined ? { title: patch.title } : {}),
-      ...(patch.description !== undefined ? { description: patch.description } : {}),
-      ...(patch.priority !== undefined ? { priority: patch.priority } : {}),
-      ...(patch.status !== undefined ? { status: patch.status } : {}),
-      ...(await assigneePatch(tx, workspaceId, patch.assignee)),
+      ...(await workItemChanges(tx, workspaceId, patch)),
       epicId: epicRowId,
-      revision: sql`${userStories.revision} + 1`,
-      updatedAt: nextUpdatedAt(row.updated_at, actor.now),
+      ...nextRevision(userStories.revision, row.updated_at, actor.now),
     })
     .where(and(eq(userStories.workspaceId, workspaceId), eq(userStories.id, row.id)));
   return getUserStory(tx, workspaceId, referenceId);
@@ -202,12 +171,8 @@ export async function listUserStories(
   workspaceId: number,
   filter: UserStoryFilter,
 ): Promise<Page<UserStory>> {
-  let epicRowId: number | undefined;
-  if (filter.epic_id !== undefined) {
-    const epic = await findEpicRow(ex, workspaceId, filter.epic_id);
-    if (!epic) throw epicNotFound(filter.epic_id);
-    epicRowId = epic.id;
-  }
+  const epicRowId =
+    filter.epic_id === undefined ? undefined : (await requireEpicRow(ex, workspaceId, filter.epic_id)).id;
   const tag = `user_stories:${filter.epic_id ?? ""}:${filter.status ?? ""}`;
   const after = decodeCursor(tag, filter.cursor, isPositiveInt);
   const rows = await select(ex)

@@ -10,7 +10,7 @@ import { epicHierarchy, userStoryTree } from "../db/hierarchy.repo.js";
 import { relationshipsOfRequirement } from "../db/relationships.repo.js";
 import { listRelationshipTypes, listRequirementTypes } from "../db/requirement-types.repo.js";
 import { getRequirement, requirementsOfUserStories } from "../db/requirements.repo.js";
-import { findUserStoryRow, userStoryNotFound } from "../db/user-stories.repo.js";
+import { requireUserStoryRow } from "../db/user-stories.repo.js";
 import type { HostedContext } from "./context.js";
 import { epicMarkdown, epicTreeMarkdown, requirementMarkdown, userStoryMarkdown } from "./markdown.js";
 import { renderUserStoryRequirements } from "./user-story-requirements.tool.js";
@@ -121,8 +121,7 @@ export const userStoryRequirementsResource = entityResource(
   },
   async (id, ctx) =>
     ctx.database.read(async (db) => {
-      const story = await findUserStoryRow(db, ctx.auth.workspaceId, id);
-      if (!story) throw userStoryNotFound(id);
+      const story = await requireUserStoryRow(db, ctx.auth.workspaceId, id);
       const requirements = await requirementsOfUserStories(db, ctx.auth.workspaceId, [story.id]);
       return renderUserStoryRequirements({ user_story: id, count: requirements.length, requirements });
     }),

@@ -3,62 +3,68 @@
  * (workspaces.repo.ts, core/seeds.ts), managed by its admins. Names are matched case-insensitively; tools
  * always show names, never internal ids (user-story spec, criterion 1.9).
  */
-import { asc, eq, sql } from "drizzle-orm";
+import { asc, eq, type SQL, sql } from "drizzle-orm";
 import type { NamedType } from "../core/domain.js";
 import { DomainError } from "../core/errors.js";
 import type { Executor, Tx } from "./database.js";
 import { relationshipTypes, requirementTypes } from "./schema.js";
 
-export async function listRequirementTypes(ex: Executor, workspaceId: number): Promise<NamedType[]> {
+/** Requirement and relationship types: the same columns and the same rules, each kind in its own table. */
+type TypeTable = typeof requirementTypes | typeof relationshipTypes;
+
+function listTypes(ex: Executor, table: TypeTable, workspaceId: number): Promise<NamedType[]> {
   return ex
-    .select({ name: requirementTypes.name, description: requirementTypes.description })
-    .from(requirementTypes)
-    .where(eq(requirementTypes.workspaceId, workspaceId))
-    .orderBy(asc(requirementTypes.id));
+    .select({ name: table.name, description: table.description })
+    .from(table)
+    .where(eq(table.workspaceId, workspaceId))
+    .orderBy(asc(table.id));
 }
 
-export async function listRelationshipTypes(ex: Executor, workspaceId: number): Promise<NamedType[]> {
-  return ex
-    .select({ name: relationshipTypes.name, description: relationshipTypes.description })
-    .from(relationshipTypes)
-    .where(eq(relationshipTypes.workspaceId, workspaceId))
-    .orderBy(asc(relationshipTypes.id));
+/** The workspace's type of that name, in any case. */
+function named(table: TypeTable, workspaceId: number, name: string): SQL {
+  return sql`${table.workspaceId} = ${workspaceId} AND lower(${table.name}) = lower(${name})`;
 }
 
-/** The id of a requirement type by name (any case); invalid_input naming `field` and the choices otherwise. */
-export async function requirementTypeId(ex: Executor, workspaceId: number, name: string, field = "type") {
+/** The id of a type by name (any case); invalid_input naming `field` and the choices otherwise. */
+async function typeId(
+  ex: Executor,
+  table: TypeTable,
+  kind: "requirement" | "relationship",
+  workspaceId: number,
+  name: string,
+  field: string,
+): Promise<number> {
   const rows = await ex
-    .select({ id: requirementTypes.id })
-    .from(requirementTypes)
-    .where(
-      sql`${requirementTypes.workspaceId} = ${workspaceId} AND lower(${requirementTypes.name}) = lower(${name})`,
-    )
+    .select({ id: table.id })
+    .from(table)
+    .where(named(table, workspaceId, name))
     .limit(1);
   if (rows[0]) return rows[0].id;
-  const names = (await listRequirementTypes(ex, workspaceId)).map((t) => t.name);
-  throw DomainError.invalid(`Unknown requirement type "${name}". Use one of: ${names.join(", ")}.`, [
-    { field, message: `unknown requirement type; one of ${names.join(", ")}` },
+  const names = (await listTypes(ex, table, workspaceId)).map((t) => t.name);
+  throw DomainError.invalid(`Unknown ${kind} type "${name}". Use one of: ${names.join(", ")}.`, [
+    { field, message: `unknown ${kind} type; one of ${names.join(", ")}` },
   ]);
 }
 
-export async function relationshipTypeId(
+export function listRequirementTypes(ex: Executor, workspaceId: number): Promise<NamedType[]> {
+  return listTypes(ex, requirementTypes, workspaceId);
+}
+
+export function listRelationshipTypes(ex: Executor, workspaceId: number): Promise<NamedType[]> {
+  return listTypes(ex, relationshipTypes, workspaceId);
+}
+
+export function requirementTypeId(ex: Executor, workspaceId: number, name: string, field = "type") {
+  return typeId(ex, requirementTypes, "requirement", workspaceId, name, field);
+}
+
+export function relationshipTypeId(
   ex: Executor,
   workspaceId: number,
   name: string,
   field = "relationship_type",
 ) {
-  const rows = await ex
-    .select({ id: relationshipTypes.id })
-    .from(relationshipTypes)
-    .where(
-      sql`${relationshipTypes.workspaceId} = ${workspaceId} AND lower(${relationshipTypes.name}) = lower(${name})`,
-    )
-    .limit(1);
-  if (rows[0]) return rows[0].id;
-  const names = (await listRelationshipTypes(ex, workspaceId)).map((t) => t.name);
-  throw DomainError.invalid(`Unknown relationship type "${name}". Use one of: ${names.join(", ")}.`, [
-    { field, message: `unknown relationship type; one of ${names.join(", ")}` },
-  ]);
+  return typeId(ex, relationshipTypes, "relationship", workspaceId, name, field);
 }
 
 /** Admins add types of their own (DESIGN roles: admin manages types). A name taken in any case → conflict. */
@@ -70,9 +76,7 @@ export async function createRequirementType(
   const taken = await tx
     .select({ name: requirementTypes.name })
     .from(requirementTypes)
-    .where(
-      sql`${requirementTypes.workspaceId} = ${workspaceId} AND lower(${requirementTypes.name}) = lower(${type.name})`,
-    )
+    .where(named(requirementTypes, workspaceId, type.name))
     .limit(1);
   if (taken[0]) {
     throw DomainError.conflict(`A requirement type named "${taken[0].name}" already exists.`, {

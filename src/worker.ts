@@ -117,6 +117,43 @@ function app(env: Env): Hono<AppEnv> {
   return cached;
 }
 
+/**
+ * Reads to the end a request body the app answered without reading (a 401, 403 or 413 is decided from the
+ * headers alone). Under `wrangler dev` the request reaches this Worker from wrangler's proxy Worker over a
+ * pooled workerd connection; a response that leaves body bytes unread can break that connection, and the
+ * proxy's next request on it fails before reaching us: wrangler answers it with its own 503 "Your worker
+ * restarted mid-request" (workers-sdk#5095). `wrangler dev` normally injects a middleware doing exactly
+ * this, but only into bundles it builds for dev, so the pre-built bundle the tests run (the one `wrangler
+ * deploy` uploads) has to do it itself. On Cloudflare it costs the read of a body the client sent anyway.
+ */
+export async function drainUnreadBody(request: Request): Promise<void> {
+  const body = request.body;
+  // Locked: a reader (hono's streaming body limit) owns the stream and settles it itself.
+  if (body === null || request.bodyUsed || body.locked) return;
+  try {
+    const reader = body.getReader();
+    while (!(await reader.read()).done) {
+      // discard
+    }
+  } catch {
+    // The client went away mid-body: nothing left to drain.
+  }
+}
+
+/** Hands a request to the app, then drains what it left unread: the fetch of every Worker entry (tests too). */
+export async function serve(
+  instance: Hono<AppEnv>,
+  request: Request,
+  env: Env,
+  ctx: ExecutionContext,
+): Promise<Response> {
+  try {
+    return await instance.fetch(request, env, ctx);
+  } finally {
+    await drainUnreadBody(request);
+  }
+}
+
 export default {
   async fetch(request, env, ctx) {
     let instance: Hono<AppEnv>;
@@ -126,8 +163,9 @@ export default {
       // A misconfigured Worker says what to fix instead of an opaque 500 (the message names no secret).
       const message = error instanceof Error ? error.message : String(error);
       console.error(JSON.stringify({ level: "error", msg: "worker configuration", error: message }));
+      await drainUnreadBody(request);
       return Response.json({ error: "misconfigured", message }, { status: 500 });
     }
-    return instance.fetch(request, env, ctx);
+    return serve(instance, request, env, ctx);
   },
 } satisfies ExportedHandler<Env>;

@@ -274,6 +274,31 @@ export async function startLibsqlDevServer(options: LibsqlDevServerOptions): Pro
     });
   });
 
+  if (options.log) {
+    const log = options.log;
+    let nextConnection = 1;
+    server.on("connection", (socket) => {
+      const id = nextConnection++;
+      const opened = Date.now();
+      let last = opened;
+      log(`connection ${id} opened from port ${socket.remotePort}`);
+      socket.on("data", () => {
+        last = Date.now();
+      });
+      socket.on("close", (hadError) => {
+        log(
+          `connection ${id} closed${hadError ? " with an error" : ""} after ${Date.now() - opened} ms, ${Date.now() - last} ms after its last data`,
+        );
+      });
+    });
+    server.on("clientError", (error, socket) => {
+      log(`client error: ${(error as Error).message}`);
+      // What Node does without a listener: answer 400 when it still can, else drop the socket.
+      if (socket.writable) socket.end("HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n");
+      else socket.destroy();
+    });
+  }
+
   await new Promise<void>((resolvePromise, reject) => {
     server.once("error", reject);
     server.listen(options.port ?? 0, host, () => {

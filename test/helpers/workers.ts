@@ -31,6 +31,8 @@ export interface StartedWorker {
   dbFile: string;
   /** wrangler's output so far (for failure messages). */
   output(): string;
+  /** The last lines the local libSQL endpoint logged (pipelines, connections), newest last: for failure messages. */
+  endpointLog?(): string;
   close(): Promise<void>;
 }
 
@@ -53,6 +55,7 @@ export async function startWorker(options: StartWorkerOptions = {}): Promise<Sta
   const dbFile = join(dir.path, "worker.db");
   const token = generateToken();
   let endpoint: LibsqlDevServer | undefined;
+  const endpointLines: string[] = [];
   let wrangler: WranglerDev | undefined;
   const cleanup = async () => {
     await wrangler?.stop();
@@ -67,7 +70,14 @@ export async function startWorker(options: StartWorkerOptions = {}): Promise<Sta
           outdir: join(dir.path, "bundle"),
           ...(options.entry ? { entry: options.entry } : {}),
         });
-    endpoint = await startLibsqlDevServer({ file: dbFile, port: 0 });
+    endpoint = await startLibsqlDevServer({
+      file: dbFile,
+      port: 0,
+      log: (line) => {
+        endpointLines.push(`${new Date().toISOString()} ${line}`);
+        if (endpointLines.length > 400) endpointLines.splice(0, endpointLines.length - 400);
+      },
+    });
     // The port is free when asked; if another process takes it before wrangler binds, try another one.
     for (let attempt = 1; ; attempt++) {
       wrangler = startWranglerDev({
@@ -100,6 +110,7 @@ export async function startWorker(options: StartWorkerOptions = {}): Promise<Sta
     libsqlUrl: libsql.url,
     dbFile,
     output: () => started.output(),
+    endpointLog: () => endpointLines.join("\n"),
     close: cleanup,
   };
 }

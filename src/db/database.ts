@@ -27,8 +27,9 @@ export interface Database {
   read<T>(fn: (db: Executor) => Promise<T>): Promise<T>;
   /**
    * Runs `fn` in one interactive write transaction (BEGIN IMMEDIATE), one at a time. Everything `fn` does
-   * commits together or not at all. After SQLITE_BUSY the client reconnects and `fn` runs again from the
-   * start (up to `busyRetries` times), so `fn` must not have side effects outside the transaction.
+   * commits together or not at all. After SQLITE_BUSY the client reconnects (embedded client only) and `fn`
+   * runs again from the start (up to `busyRetries` times), so `fn` must not have side effects outside the
+   * transaction.
    */
   write<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
   /** Cheap round trip for /healthz; throws when the database cannot be reached. */
@@ -106,9 +107,13 @@ export function databaseFromClient(client: Client, options: DatabaseOptions = {}
   const inWriteQueue = <T>(task: () => Promise<T>): Promise<T> =>
     serializeWrites ? writes.run(task) : task();
 
-  // DESIGN: after any BUSY the embedded connection may silently drop later writes; never reuse it.
+  // DESIGN: after any BUSY the embedded connection may silently drop later writes; never reuse it. A remote
+  // client (HTTP, WebSocket) holds no such connection: each transaction runs on its own server stream, and
+  // the server replaces a connection a BUSY left unusable. Its reconnect() would close the one client every
+  // request of a Worker isolate shares, failing their calls in flight, so a remote write only retries.
+  const reconnectsAfterBusy = client.protocol === "file";
   const reconnect = async () => {
-    await client.reconnect();
+    if (reconnectsAfterBusy) await client.reconnect();
   };
 
   const write = <T>(fn: (tx: Tx) => Promise<T>): Promise<T> =>

@@ -4,21 +4,15 @@ import { createEpic, getEpic, listEpics, updateEpic } from "../db/epics.repo.js"
 import { epicHierarchy } from "../db/hierarchy.repo.js";
 import { actor, CREATE, hostedTool, READ, requireChanges, UPDATE } from "./access.js";
 import {
-  assignee,
-  clearableAssignee,
-  criterionOutput,
   cursor,
-  description,
   entityStatus,
   epicId,
   epicOutput,
-  expectedUpdatedAt,
   limit,
+  newWorkItemFields,
   pageOutput,
-  priority,
-  requirementOutput,
-  title,
-  userStoryOutput,
+  storyTreeOutput,
+  workItemChangeFields,
 } from "./schemas.js";
 
 export const createEpicTool = hostedTool({
@@ -26,12 +20,7 @@ export const createEpicTool = hostedTool({
   title: "Create epic",
   description:
     "Create an epic: a large body of work that groups user stories (e.g. 'Checkout'). Use it when the user describes a new feature area that no existing epic covers (check with search_global or list_epics first; a duplicate title is refused). Returns the whole epic with its new reference_id (EP-001…). Next: add stories with create_user_story.",
-  input: z.object({
-    title: title(),
-    description: description().optional(),
-    priority: priority().optional().describe("1 (Critical) to 4 (Low); default 3 (Medium)."),
-    assignee: assignee().optional(),
-  }),
+  input: z.object(newWorkItemFields()),
   output: epicOutput,
   annotations: CREATE,
   handler: (input, ctx) =>
@@ -45,12 +34,7 @@ export const updateEpicTool = hostedTool({
     "Change an epic's title, description, priority, status or assignee; fields you omit stay as they are. Pass expected_updated_at (the updated_at you read) so a concurrent change is refused as a conflict instead of being overwritten. Returns the whole updated epic.",
   input: z.object({
     epic_id: epicId(),
-    title: title().optional(),
-    description: description().optional(),
-    priority: priority().optional(),
-    status: entityStatus().optional(),
-    assignee: clearableAssignee().optional(),
-    expected_updated_at: expectedUpdatedAt().optional(),
+    ...workItemChangeFields(),
   }),
   output: epicOutput,
   annotations: UPDATE,
@@ -82,18 +66,13 @@ export const listEpicsTool = hostedTool({
   handler: (input, ctx) => ctx.database.read((db) => listEpics(db, ctx.auth.workspaceId, input)),
 });
 
-const storyTree = userStoryOutput.extend({
-  requirements: z.array(requirementOutput),
-  acceptance_criteria: z.array(criterionOutput),
-});
-
 export const epicHierarchyTool = hostedTool({
   name: "epic_hierarchy",
   title: "Epic hierarchy",
   description:
     "Read an epic with everything under it: its user stories, and for each story its requirements (most important first) and acceptance criteria. Use it to understand a feature area before planning or coding; cite the reference ids you rely on.",
   input: z.object({ epic_id: epicId() }),
-  output: epicOutput.extend({ user_stories: z.array(storyTree) }),
+  output: epicOutput.extend({ user_stories: z.array(storyTreeOutput) }),
   annotations: READ,
   handler: ({ epic_id }, ctx) => ctx.database.read((db) => epicHierarchy(db, ctx.auth.workspaceId, epic_id)),
 });

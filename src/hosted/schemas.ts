@@ -71,6 +71,24 @@ export const cursor = () =>
     .min(1)
     .describe("next_cursor from the previous page, passed back unchanged with the same filters.");
 
+/** What create_epic and create_user_story take besides the parent (a requirement also needs a type and a priority). */
+export const newWorkItemFields = () => ({
+  title: title(),
+  description: description().optional(),
+  priority: priority().optional().describe("1 (Critical) to 4 (Low); default 3 (Medium)."),
+  assignee: assignee().optional(),
+});
+
+/** What update_epic and update_user_story can change (update_requirement also takes a type, before priority). */
+export const workItemChangeFields = () => ({
+  title: title().optional(),
+  description: description().optional(),
+  priority: priority().optional(),
+  status: entityStatus().optional(),
+  assignee: clearableAssignee().optional(),
+  expected_updated_at: expectedUpdatedAt().optional(),
+});
+
 // ----- outputs ------------------------------------------------------------------------------------------
 
 const stamps = {
@@ -82,37 +100,32 @@ const people = {
   assignee_username: z.string().nullable(),
 };
 
-export const epicOutput = z.object({
-  reference_id: z.string(),
-  title: z.string(),
-  description: z.string(),
-  status: z.enum(ENTITY_STATUSES),
-  priority: z.number().int(),
-  ...people,
-  ...stamps,
-});
+/**
+ * Epics, user stories and requirements answer with one shape: a child names its parent right after its own
+ * id, and a requirement adds its type after the priority. Key order is what clients see in outputSchema.
+ */
+function workItemOutput<
+  P extends z.ZodRawShape,
+  S extends readonly [string, ...string[]],
+  E extends z.ZodRawShape,
+>(parent: P, statuses: S, extra: E) {
+  return z.object({
+    reference_id: z.string(),
+    ...parent,
+    title: z.string(),
+    description: z.string(),
+    status: z.enum(statuses),
+    priority: z.number().int(),
+    ...extra,
+    ...people,
+    ...stamps,
+  });
+}
 
-export const userStoryOutput = z.object({
-  reference_id: z.string(),
-  epic_id: z.string(),
-  title: z.string(),
-  description: z.string(),
-  status: z.enum(ENTITY_STATUSES),
-  priority: z.number().int(),
-  ...people,
-  ...stamps,
-});
-
-export const requirementOutput = z.object({
-  reference_id: z.string(),
-  user_story_id: z.string(),
-  title: z.string(),
-  description: z.string(),
-  status: z.enum(REQUIREMENT_STATUSES),
-  priority: z.number().int(),
+export const epicOutput = workItemOutput({}, ENTITY_STATUSES, {});
+export const userStoryOutput = workItemOutput({ epic_id: z.string() }, ENTITY_STATUSES, {});
+export const requirementOutput = workItemOutput({ user_story_id: z.string() }, REQUIREMENT_STATUSES, {
   type_name: z.string(),
-  ...people,
-  ...stamps,
 });
 
 export const criterionOutput = z.object({
@@ -122,6 +135,12 @@ export const criterionOutput = z.object({
   description: z.string(),
   creator_username: z.string().nullable(),
   ...stamps,
+});
+
+/** A user story with its requirements and acceptance criteria (get_user_story, and each story of epic_hierarchy). */
+export const storyTreeOutput = userStoryOutput.extend({
+  requirements: z.array(requirementOutput),
+  acceptance_criteria: z.array(criterionOutput),
 });
 
 export const relationshipOutput = z.object({

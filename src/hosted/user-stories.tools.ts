@@ -4,21 +4,16 @@ import { userStoryTree } from "../db/hierarchy.repo.js";
 import { createUserStory, listUserStories, updateUserStory } from "../db/user-stories.repo.js";
 import { actor, CREATE, hostedTool, READ, requireChanges, UPDATE } from "./access.js";
 import {
-  assignee,
-  clearableAssignee,
-  criterionOutput,
   cursor,
-  description,
   entityStatus,
   epicId,
-  expectedUpdatedAt,
   limit,
+  newWorkItemFields,
   pageOutput,
-  priority,
-  requirementOutput,
-  title,
+  storyTreeOutput,
   userStoryId,
   userStoryOutput,
+  workItemChangeFields,
 } from "./schemas.js";
 
 export const createUserStoryTool = hostedTool({
@@ -26,13 +21,7 @@ export const createUserStoryTool = hostedTool({
   title: "Create user story",
   description:
     "Create a user story under an epic. Write the title as the need of a user ('As a shopper, I want to save my cart so that I can finish later'). Returns the whole story with its new reference_id (US-001…). Next: add requirements with create_requirement and testable conditions with create_acceptance_criteria.",
-  input: z.object({
-    epic_id: epicId(),
-    title: title(),
-    description: description().optional(),
-    priority: priority().optional().describe("1 (Critical) to 4 (Low); default 3 (Medium)."),
-    assignee: assignee().optional(),
-  }),
+  input: z.object({ epic_id: epicId(), ...newWorkItemFields() }),
   output: userStoryOutput,
   annotations: CREATE,
   handler: (input, ctx) =>
@@ -47,12 +36,7 @@ export const updateUserStoryTool = hostedTool({
   input: z.object({
     user_story_id: userStoryId(),
     epic_id: epicId().optional().describe("Move the story to this epic."),
-    title: title().optional(),
-    description: description().optional(),
-    priority: priority().optional(),
-    status: entityStatus().optional(),
-    assignee: clearableAssignee().optional(),
-    expected_updated_at: expectedUpdatedAt().optional(),
+    ...workItemChangeFields(),
   }),
   output: userStoryOutput,
   annotations: UPDATE,
@@ -70,10 +54,7 @@ export const getUserStoryTool = hostedTool({
   description:
     "Read one user story by reference id (e.g. US-047) with its requirements (most important first) and its acceptance criteria. Use it before implementing the story; cite the REQ and AC ids your work satisfies.",
   input: z.object({ user_story_id: userStoryId() }),
-  output: userStoryOutput.extend({
-    requirements: z.array(requirementOutput),
-    acceptance_criteria: z.array(criterionOutput),
-  }),
+  output: storyTreeOutput,
   annotations: READ,
   handler: ({ user_story_id }, ctx) =>
     ctx.database.read((db) => userStoryTree(db, ctx.auth.workspaceId, user_story_id)),

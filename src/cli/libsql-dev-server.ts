@@ -62,6 +62,8 @@ interface Entry {
 
 const JSON_TYPE = "application/json";
 const MAX_IDLE_CONNECTIONS = 8;
+/** How long an idle keep-alive HTTP connection stays open (see below why it is long). */
+const IDLE_CONNECTION_MS = 65_000;
 
 class HttpFailure extends Error {
   constructor(
@@ -273,6 +275,13 @@ export async function startLibsqlDevServer(options: LibsqlDevServerOptions): Pro
       else sendError(res, 500, toHranaError(error));
     });
   });
+
+  // Keep idle connections longer than any client's pool does (workerd's, like Node's, drops them after
+  // about 5 s), so it is always the client that closes one: with equal timeouts a request sent on a
+  // pooled connection can cross the server's FIN on the wire and fail as "Network connection lost",
+  // which the Worker reports as an unreachable database.
+  server.keepAliveTimeout = IDLE_CONNECTION_MS;
+  server.headersTimeout = IDLE_CONNECTION_MS + 1_000;
 
   if (options.log) {
     const log = options.log;

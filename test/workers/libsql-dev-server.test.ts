@@ -3,6 +3,7 @@
  * raw wire format for what that client never sends (conditions, stored SQL, protocol errors).
  */
 import { spawn, spawnSync } from "node:child_process";
+import { Agent, get as httpGet } from "node:http";
 import { join, resolve } from "node:path";
 import { type Client, createClient, LibsqlError } from "@libsql/client/web";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -404,6 +405,41 @@ describe("wire format", () => {
     });
     expect(closed.json.results.map((x: { type: string }) => x.type)).toEqual(["ok", "ok"]);
     expect(closed.json.baton).toBeNull();
+  });
+
+  it("leaves closing an idle keep-alive connection to the client (workerd drops its own after 5 s)", async () => {
+    // With the server's timeout equal to the client pool's (Node's default 5 s), a request sent on a pooled
+    // connection could cross the server's FIN and fail in the Worker as an unreachable database.
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const get = () =>
+      new Promise<{ status: number; port: number | undefined; keepAlive: string | undefined }>(
+        (done, fail) => {
+          const req = httpGet(`${server.url}/health`, { agent }, (res) => {
+            res.resume();
+            res.on("end", () =>
+              done({
+                status: res.statusCode ?? 0,
+                port: res.socket?.localPort,
+                keepAlive: res.headers["keep-alive"],
+              }),
+            );
+          });
+          req.on("error", fail);
+        },
+      );
+    try {
+      const first = await get();
+      expect(first.status).toBe(200);
+      expect(first.keepAlive).toMatch(/timeout=(\d+)/);
+      expect(Number(/timeout=(\d+)/.exec(first.keepAlive ?? "")?.[1])).toBeGreaterThan(30);
+      await new Promise((resolve) => setTimeout(resolve, 5_600));
+      const second = await get();
+      expect(second.status).toBe(200);
+      // Same local port: the server kept the idle connection past the client pools' 5 s.
+      expect(second.port).toBe(first.port);
+    } finally {
+      agent.destroy();
+    }
   });
 
   it("reuses connections between streams without carrying a stream's foreign_keys setting over", async () => {

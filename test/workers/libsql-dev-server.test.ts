@@ -420,7 +420,7 @@ describe("wire format", () => {
               done({
                 status: res.statusCode ?? 0,
                 port: res.socket?.localPort,
-                keepAlive: res.headers["keep-alive"],
+                keepAlive: String(res.headers["keep-alive"] ?? ""),
               }),
             );
           });

@@ -23,6 +23,28 @@ function arg<S extends z.ZodType<string>>(schema: S, args: Record<string, string
 
 const user = (text: string): PromptMessage => ({ role: "user", content: { type: "text", text } });
 
+// The context the prompts carry, each read once here for every prompt that shows it.
+
+/** A requirement and its relationships, as Markdown. */
+function requirementContext(ctx: HostedContext, id: string): Promise<string> {
+  return ctx.database.read(async (db) =>
+    requirementMarkdown(
+      await getRequirement(db, ctx.auth.workspaceId, id),
+      await relationshipsOfRequirement(db, ctx.auth.workspaceId, id),
+    ),
+  );
+}
+
+/** A user story with its requirements and acceptance criteria, as Markdown. */
+async function storyContext(ctx: HostedContext, id: string): Promise<string> {
+  return storyTreeMarkdown(await ctx.database.read((db) => userStoryTree(db, ctx.auth.workspaceId, id)));
+}
+
+/** An epic with everything under it, as Markdown. */
+async function epicContext(ctx: HostedContext, id: string): Promise<string> {
+  return epicTreeMarkdown(await ctx.database.read((db) => epicHierarchy(db, ctx.auth.workspaceId, id)));
+}
+
 export const analyzeRequirementQuality: PromptDef<HostedContext> = {
   name: "analyze_requirement_quality",
   title: "Analyze requirement quality",
@@ -33,12 +55,7 @@ export const analyzeRequirementQuality: PromptDef<HostedContext> = {
   ],
   async get(args, ctx) {
     const id = arg(requirementId(), args, "requirement_id");
-    const text = await ctx.database.read(async (db) =>
-      requirementMarkdown(
-        await getRequirement(db, ctx.auth.workspaceId, id),
-        await relationshipsOfRequirement(db, ctx.auth.workspaceId, id),
-      ),
-    );
+    const text = await requirementContext(ctx, id);
     return {
       description: `Quality review of ${id}`,
       messages: [
@@ -70,13 +87,13 @@ export const suggestAcceptanceCriteria: PromptDef<HostedContext> = {
   ],
   async get(args, ctx) {
     const id = arg(userStoryId(), args, "user_story_id");
-    const tree = await ctx.database.read((db) => userStoryTree(db, ctx.auth.workspaceId, id));
+    const story = await storyContext(ctx, id);
     return {
       description: `Acceptance criteria for ${id}`,
       messages: [
         user(`Suggest acceptance criteria for user story ${id}.
 
-${storyTreeMarkdown(tree)}
+${story}
 Write criteria in Given/When/Then form, each independently testable. Cover the main flow, edge cases and
 failures implied by the requirements above; cite the REQ ids each criterion checks. Do not repeat criteria
 that already exist (listed above). After the user approves, add each one with create_acceptance_criteria
@@ -101,14 +118,14 @@ export const generateUserStory: PromptDef<HostedContext> = {
   ],
   async get(args, ctx) {
     const id = arg(epicId(), args, "epic_id");
-    const tree = await ctx.database.read((db) => epicHierarchy(db, ctx.auth.workspaceId, id));
+    const epic = await epicContext(ctx, id);
     const need = args.need?.trim();
     return {
       description: `New user story for ${id}`,
       messages: [
         user(`Draft a new user story for epic ${id}${need ? ` for this need: ${need}` : ""}.
 
-${epicTreeMarkdown(tree)}
+${epic}
 Write: a title in the form "As a <role>, I want <goal> so that <benefit>"; a description with context and
 scope (what is in and out); a priority from 1 (Critical) to 4 (Low) with a reason; 3–6 acceptance criteria in
 Given/When/Then form; and the requirements it needs (title, type, priority). It must not duplicate the
@@ -126,13 +143,13 @@ export const decomposeEpic: PromptDef<HostedContext> = {
   arguments: [{ name: "epic_id", description: "Epic reference ID (e.g., 'EP-001')", required: true }],
   async get(args, ctx) {
     const id = arg(epicId(), args, "epic_id");
-    const tree = await ctx.database.read((db) => epicHierarchy(db, ctx.auth.workspaceId, id));
+    const epic = await epicContext(ctx, id);
     return {
       description: `Decomposition of ${id}`,
       messages: [
         user(`Decompose epic ${id} into user stories.
 
-${epicTreeMarkdown(tree)}
+${epic}
 Propose the stories still missing to deliver this epic (keep the existing ones; say if any should be split or
 merged). Each story: title as "As a <role>, I want <goal> so that <benefit>", one-paragraph description,
 priority 1–4, and an estimate of relative size (S/M/L). Follow INVEST: independent, negotiable, valuable,
@@ -182,19 +199,10 @@ export const suggestTestScenarios: PromptDef<HostedContext> = {
     let context: string;
     if (hasReq) {
       subject = arg(requirementId(), args, "requirement_id");
-      const id = subject;
-      context = await ctx.database.read(async (db) =>
-        requirementMarkdown(
-          await getRequirement(db, ctx.auth.workspaceId, id),
-          await relationshipsOfRequirement(db, ctx.auth.workspaceId, id),
-        ),
-      );
+      context = await requirementContext(ctx, subject);
     } else {
       subject = arg(userStoryId(), args, "user_story_id");
-      const id = subject;
-      context = storyTreeMarkdown(
-        await ctx.database.read((db) => userStoryTree(db, ctx.auth.workspaceId, id)),
-      );
+      context = await storyContext(ctx, subject);
     }
     const types = await ctx.database.read((db) => listRequirementTypes(db, ctx.auth.workspaceId));
     return {

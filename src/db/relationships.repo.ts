@@ -2,7 +2,7 @@
  * Relationships between requirements (source → target, typed by a relationship type's name). Both ends
  * belong to the same workspace: a requirement of another workspace is simply not found.
  */
-import { and, asc, eq } from "drizzle-orm";
+import { and, asc, eq, type SQL } from "drizzle-orm";
 import { alias } from "drizzle-orm/sqlite-core";
 import type { Relationship } from "../core/domain.js";
 import { DomainError } from "../core/errors.js";
@@ -48,21 +48,24 @@ function describe(key: RelationshipKey): string {
   return `${key.source_requirement_id} ${key.relationship_type} ${key.target_requirement_id}`;
 }
 
-async function findOne(
-  ex: Executor,
-  workspaceId: number,
-  ids: { sourceId: number; targetId: number; typeId: number },
-) {
-  const rows = await select(ex)
-    .where(
-      and(
-        eq(relationships.workspaceId, workspaceId),
-        eq(relationships.sourceRequirementId, ids.sourceId),
-        eq(relationships.targetRequirementId, ids.targetId),
-        eq(relationships.typeId, ids.typeId),
-      ),
-    )
-    .limit(1);
+interface RelationshipIds {
+  sourceId: number;
+  targetId: number;
+  typeId: number;
+}
+
+/** The one row of that source, target and type in the workspace (the relationship's identity). */
+function byIds(workspaceId: number, ids: RelationshipIds): SQL | undefined {
+  return and(
+    eq(relationships.workspaceId, workspaceId),
+    eq(relationships.sourceRequirementId, ids.sourceId),
+    eq(relationships.targetRequirementId, ids.targetId),
+    eq(relationships.typeId, ids.typeId),
+  );
+}
+
+async function findOne(ex: Executor, workspaceId: number, ids: RelationshipIds) {
+  const rows = await select(ex).where(byIds(workspaceId, ids)).limit(1);
   return rows[0];
 }
 
@@ -111,16 +114,7 @@ export async function deleteRelationship(
       describe(key),
     );
   }
-  await tx
-    .delete(relationships)
-    .where(
-      and(
-        eq(relationships.workspaceId, workspaceId),
-        eq(relationships.sourceRequirementId, ids.sourceId),
-        eq(relationships.targetRequirementId, ids.targetId),
-        eq(relationships.typeId, ids.typeId),
-      ),
-    );
+  await tx.delete(relationships).where(byIds(workspaceId, ids));
   return existing;
 }
 

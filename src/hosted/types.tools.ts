@@ -8,13 +8,16 @@ import {
 import { CREATE, hostedTool, READ } from "./access.js";
 import { namedTypeOutput } from "./schemas.js";
 
+/** What both list tools answer: the workspace's types of that kind, name and meaning. */
+const typesOutput = z.object({ types: z.array(namedTypeOutput) });
+
 export const listRequirementTypesTool = hostedTool({
   name: "list_requirement_types",
   title: "List requirement types",
   description:
     "List the requirement types of this workspace (name and meaning), e.g. Functional, Non-Functional, Interface. Use a name from this list as `type` in create_requirement, update_requirement and search_requirements.",
   input: z.object({}),
-  output: z.object({ types: z.array(namedTypeOutput) }),
+  output: typesOutput,
   annotations: READ,
   handler: async (_input, ctx) => ({
     types: await ctx.database.read((db) => listRequirementTypes(db, ctx.auth.workspaceId)),
@@ -27,7 +30,7 @@ export const listRelationshipTypesTool = hostedTool({
   description:
     "List the relationship types of this workspace (name and meaning), e.g. depends_on, blocks, relates_to. Use a name from this list as relationship_type in create_relationship.",
   input: z.object({}),
-  output: z.object({ types: z.array(namedTypeOutput) }),
+  output: typesOutput,
   annotations: READ,
   handler: async (_input, ctx) => ({
     types: await ctx.database.read((db) => listRelationshipTypes(db, ctx.auth.workspaceId)),

@@ -1,5 +1,7 @@
 /**
- * What the entity repositories share: timestamps, optimistic concurrency, member lookup and list cursors.
+ * What the entity repositories share: timestamps, optimistic concurrency, member lookup, list cursors,
+ * and the core of the work items (epics, user stories, requirements): lookup-or-not_found, the duplicate
+ * title check, the new row and the update's changes. Each entity passes its table and its own words.
  * Kept apart from any one aggregate so each `*.repo.ts` stays small.
  */
 import { and, eq, type SQL, sql } from "drizzle-orm";

@@ -8,7 +8,7 @@ import { createApp } from "../../src/app.js";
 import type { HostedContext } from "../../src/hosted/context.js";
 import { hostedRegistry } from "../../src/hosted/registry.js";
 import type { AppEnv } from "../../src/http/context.js";
-import { type Env, workerDeps } from "../../src/worker.js";
+import { type Env, serve, workerDeps } from "../../src/worker.js";
 import { conformanceRegistry } from "../fixtures/conformance-registry.js";
 
 let cached: Hono<AppEnv> | undefined;
@@ -19,6 +19,6 @@ export default {
       ...workerDeps(env),
       registries: [hostedRegistry, conformanceRegistry<HostedContext>()],
     });
-    return cached.fetch(request, env, ctx);
+    return serve(cached, request, env, ctx);
   },
 } satisfies ExportedHandler<Env>;

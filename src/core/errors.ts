@@ -43,7 +43,11 @@ export class DomainError extends Error {
   }
 
   static notFound(message: string, referenceId?: string): DomainError {
-    return new DomainError("not_found", message, referenceId === undefined ? {} : { reference_id: referenceId });
+    return new DomainError(
+      "not_found",
+      message,
+      referenceId === undefined ? {} : { reference_id: referenceId },
+    );
   }
 
   static conflict(message: string, details: DomainErrorDetails = {}): DomainError {

@@ -56,7 +56,9 @@ export function parseToolsets(argv: string[], defaults: string[]): string[] {
     .filter(Boolean);
   const unknown = names.filter((n) => !(n in toolsets));
   if (unknown.length > 0) {
-    throw new Error(`Unknown toolset(s): ${unknown.join(", ")}. Available: ${Object.keys(toolsets).join(", ")}`);
+    throw new Error(
+      `Unknown toolset(s): ${unknown.join(", ")}. Available: ${Object.keys(toolsets).join(", ")}`,
+    );
   }
   return names;
 }
@@ -88,7 +90,10 @@ export async function runCompanion(options: CompanionOptions): Promise<void> {
     compiled,
     context: (base) => ({ ...base, ...environment }),
     onInternalError(error, where) {
-      log("internal error", { where, error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
+      log("internal error", {
+        where,
+        error: error instanceof Error ? (error.stack ?? error.message) : String(error),
+      });
       return `Internal error in ${where}: ${error instanceof Error ? error.message : String(error)}`;
     },
   });

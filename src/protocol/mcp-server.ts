@@ -134,12 +134,25 @@ type AnyRequestHandler = Parameters<Server["setRequestHandler"]>[1];
  * included, is registered here behind a schema that checks only the method, and the real schema is applied
  * inside, where a mismatch becomes -32602 with the field named.
  */
+/** Method-only schemas, built once per method: `/mcp` builds a server per request, and making a zod object
+ * for each of its ~12 handlers every time was most of that server's construction cost. */
+const methodOnly = new Map<string, AnyRequestSchema>();
+
+function methodOnlySchema(method: string): AnyRequestSchema {
+  let schema = methodOnly.get(method);
+  if (!schema) {
+    schema = z.object({ method: z.literal(method) }).loose() as unknown as AnyRequestSchema;
+    methodOnly.set(method, schema);
+  }
+  return schema;
+}
+
 class RegistryServer extends Server {
   override setRequestHandler(schema: AnyRequestSchema, handler: AnyRequestHandler): void {
     const shape = (schema as unknown as { shape: { method: { value: string } } }).shape;
     const method = shape.method.value;
     const strict = schema as unknown as z.ZodType;
-    const loose = z.object({ method: z.literal(method) }).loose() as unknown as AnyRequestSchema;
+    const loose = methodOnlySchema(method);
     const guarded = (async (request: unknown, extra: Parameters<AnyRequestHandler>[1]) => {
       const parsed = strict.safeParse(request);
       if (!parsed.success) throw invalidParams(method, parsed.error);

@@ -7,6 +7,7 @@ import { existsSync, mkdirSync, readFileSync, realpathSync } from "node:fs";
 import { join, sep } from "node:path";
 import { type Document, isMap, isScalar, isSeq, stringify } from "yaml";
 import { DomainError } from "../../core/errors.js";
+import { withFileLock } from "../file-lock.js";
 import { extractLinks } from "./entity.js";
 import { createFileAtomic, writeFileAtomic } from "./files.js";
 import { editFrontmatter, FrontmatterError, parseFrontmatter, splitFrontmatter } from "./frontmatter.js";
@@ -166,26 +167,31 @@ export async function linkEntities(store: IxchelStore, input: LinkInput): Promis
   const abs = join(store.dir, from.rel);
   const path = `.ixchel/${from.rel}`;
   assertInside(store, abs);
-  const raw = readFileSync(abs, "utf8");
-  const targets = currentTargets(raw, rel, path);
-  if (targets?.includes(to)) return { from: from.entity.id, rel, to, changed: false, targets, path };
-  const text = editFrontmatter(raw, (doc) => {
-    const node = doc.get(rel, true);
-    const objectStyle = isMap(node) || (isSeq(node) && node.items.some((item) => isMap(item)));
-    const item = objectStyle ? { id: to, type: kindOfId(to) } : to;
-    if (isSeq(node)) {
-      // A new item looks like its neighbours: `{id: …, type: …}` on one line when they are written so.
-      const created = doc.createNode(item);
-      const last = node.items.at(-1);
-      if (isMap(created) && isMap(last) && last.flow) created.flow = true;
-      node.add(created);
-    } else if (node === undefined) doc.set(rel, doc.createNode([item]));
-    else doc.set(rel, doc.createNode([(node as { toJSON(): unknown }).toJSON(), item]));
-    touch(doc);
+  // Read-modify-write under the file's lock: two companion processes linking the same entity at once must
+  // both land (no acknowledged link lost).
+  const result = await withFileLock(`${abs}.lock`, async (): Promise<LinkResult> => {
+    const raw = readFileSync(abs, "utf8");
+    const targets = currentTargets(raw, rel, path);
+    if (targets?.includes(to)) return { from: from.entity.id, rel, to, changed: false, targets, path };
+    const text = editFrontmatter(raw, (doc) => {
+      const node = doc.get(rel, true);
+      const objectStyle = isMap(node) || (isSeq(node) && node.items.some((item) => isMap(item)));
+      const item = objectStyle ? { id: to, type: kindOfId(to) } : to;
+      if (isSeq(node)) {
+        // A new item looks like its neighbours: `{id: …, type: …}` on one line when they are written so.
+        const created = doc.createNode(item);
+        const last = node.items.at(-1);
+        if (isMap(created) && isMap(last) && last.flow) created.flow = true;
+        node.add(created);
+      } else if (node === undefined) doc.set(rel, doc.createNode([item]));
+      else doc.set(rel, doc.createNode([(node as { toJSON(): unknown }).toJSON(), item]));
+      touch(doc);
+    });
+    writeFileAtomic(abs, text);
+    return { from: from.entity.id, rel, to, changed: true, targets: [...(targets ?? []), to], path };
   });
-  writeFileAtomic(abs, text);
-  await store.sync();
-  return { from: from.entity.id, rel, to, changed: true, targets: [...(targets ?? []), to], path };
+  if (result.changed) await store.sync();
+  return result;
 }
 
 export async function unlinkEntities(store: IxchelStore, input: LinkInput): Promise<LinkResult> {
@@ -196,25 +202,28 @@ export async function unlinkEntities(store: IxchelStore, input: LinkInput): Prom
   const abs = join(store.dir, from.rel);
   const path = `.ixchel/${from.rel}`;
   assertInside(store, abs);
-  const raw = readFileSync(abs, "utf8");
-  const targets = currentTargets(raw, rel, path);
-  if (!targets?.includes(to)) {
-    throw DomainError.notFound(
-      `${from.entity.id} has no "${rel}" link to ${to}. Call ixchel_graph with id ${from.entity.id} to see its links.`,
-      to,
-    );
-  }
-  const remaining = targets.filter((t) => t !== to);
-  const text = editFrontmatter(raw, (doc) => {
-    const node = doc.get(rel, true);
-    if (isSeq(node) && remaining.length > 0) {
-      for (let i = node.items.length - 1; i >= 0; i--) if (itemId(node.items[i]) === to) node.delete(i);
-    } else {
-      doc.delete(rel);
+  const result = await withFileLock(`${abs}.lock`, async (): Promise<LinkResult> => {
+    const raw = readFileSync(abs, "utf8");
+    const targets = currentTargets(raw, rel, path);
+    if (!targets?.includes(to)) {
+      throw DomainError.notFound(
+        `${from.entity.id} has no "${rel}" link to ${to}. Call ixchel_graph with id ${from.entity.id} to see its links.`,
+        to,
+      );
     }
-    touch(doc);
+    const remaining = targets.filter((t) => t !== to);
+    const text = editFrontmatter(raw, (doc) => {
+      const node = doc.get(rel, true);
+      if (isSeq(node) && remaining.length > 0) {
+        for (let i = node.items.length - 1; i >= 0; i--) if (itemId(node.items[i]) === to) node.delete(i);
+      } else {
+        doc.delete(rel);
+      }
+      touch(doc);
+    });
+    writeFileAtomic(abs, text);
+    return { from: from.entity.id, rel, to, changed: true, targets: remaining, path };
   });
-  writeFileAtomic(abs, text);
   await store.sync();
-  return { from: from.entity.id, rel, to, changed: true, targets: remaining, path };
+  return result;
 }

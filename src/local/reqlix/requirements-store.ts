@@ -27,7 +27,7 @@ import {
   readBody,
 } from "./category-file.js";
 import { planDelete, planInsert, planUpdate, requirementBlock } from "./edit-plans.js";
-import { withFileLock } from "./file-lock.js";
+import { withFileLock } from "../file-lock.js";
 import { withCategories } from "./instructions.js";
 import type { ScanSummary } from "./line-scanner.js";
 import { bodyProblem, type IndexParts, normalizeBody, parseIndex } from "./markdown.js";

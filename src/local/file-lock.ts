@@ -1,7 +1,8 @@
 /**
- * Cross-process lock for one category file (DESIGN: concurrent writers on one file are serialized).
+ * Cross-process lock for one file that several companion processes may edit (DESIGN: concurrent writers
+ * on one file are serialized, so no acknowledged write is lost): a reqlix category, an ixchel entity.
  *
- * The lock is a file created with O_CREAT|O_EXCL next to the category (`general.md.lock`) holding the
+ * The lock is a file created with O_CREAT|O_EXCL next to the edited file (`general.md.lock`) holding the
  * owner's pid, host and start time. A lock is stale when its owner is a dead process on this host, or
  * when it is older than `staleMs` (an owner on another host, or a reused pid). Breaking a stale lock is
  * itself serialized through `<lock>.break` (also O_EXCL), and the lock is re-read under it, so two
@@ -11,7 +12,7 @@
 import { constants } from "node:fs";
 import { open, readFile, stat, unlink } from "node:fs/promises";
 import { hostname } from "node:os";
-import { DomainError } from "../../core/errors.js";
+import { DomainError } from "../core/errors.js";
 
 export interface LockOptions {
   /** Give up after this long (ms). */

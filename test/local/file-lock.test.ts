@@ -3,8 +3,8 @@ import { readdir, readFile, utimes, writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { withFileLock } from "../../../src/local/reqlix/file-lock.js";
-import { tempDir } from "../../helpers/companion.js";
+import { withFileLock } from "../../src/local/file-lock.js";
+import { tempDir } from "../helpers/companion.js";
 
 let dir: { path: string; cleanup(): Promise<void> };
 beforeEach(async () => {

@@ -23,26 +23,12 @@ import { findWorkspaceBySlug } from "../src/db/workspaces.repo.js";
 import type { HostedContext } from "../src/hosted/context.js";
 import { hostedRegistry } from "../src/hosted/registry.js";
 import { compileRegistries, parseToolInput, renderSuccess } from "../src/protocol/compile.js";
+import { numberArg, percentile, rng, zipfWords } from "./lib.js";
 
-const arg = (name: string, fallback: number) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i === -1 ? fallback : Number(process.argv[i + 1]);
-};
-const PAGES = arg("pages", 10_000);
-const RUNS = arg("runs", 300);
+const PAGES = numberArg("pages", 10_000);
+const RUNS = numberArg("runs", 300);
 const LIKE_RUNS = Math.max(10, Math.floor(RUNS / 10));
 const WORDS_PER_PAGE = 250;
-
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 // Documentation words with a Zipf-like distribution: a few in nearly every page, a long tail in a handful.
 const BASE = (
@@ -53,26 +39,7 @@ const BASE = (
   "style theme token auth session cookie header body stream buffer file path url param search fetch retry"
 ).split(" ");
 const VOCAB = [...BASE, ...Array.from({ length: 5000 }, (_, i) => `api${i.toString(36)}`)];
-const cumulative: number[] = [];
-VOCAB.reduce((sum, _w, i) => {
-  const next = sum + 1 / (i + 1);
-  cumulative.push(next);
-  return next;
-}, 0);
-const total = cumulative[cumulative.length - 1] as number;
-const random = rng(42);
-function word(): string {
-  const x = random() * total;
-  let lo = 0;
-  let hi = cumulative.length - 1;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if ((cumulative[mid] as number) < x) lo = mid + 1;
-    else hi = mid;
-  }
-  return VOCAB[lo] as string;
-}
-const phrase = (n: number) => Array.from({ length: n }, word).join(" ");
+const { phrase } = zipfWords(VOCAB, rng(42));
 function page(i: number): { path: string; content: string } {
   const paras = Array.from({ length: 5 }, () => phrase(WORDS_PER_PAGE / 5)).join("\n\n");
   return { path: `section-${i % 50}/page-${i}.md`, content: `# ${phrase(4)}\n\n${paras}\n` };
@@ -188,9 +155,6 @@ const BASELINE = (): Args => ({
   generalized_keywords: ["hook"],
 });
 
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number;
-}
 const stats = (times: number[]) => {
   const s = [...times].sort((a, b) => a - b);
   return { p50: percentile(s, 50), p99: percentile(s, 99) };

@@ -17,12 +17,9 @@ import type { AddressInfo } from "node:net";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { createInterface } from "node:readline";
+import { median, numberArg, percentile } from "./lib.js";
 
 const args = process.argv.slice(2);
-const opt = (name: string, fallback: number) => {
-  const i = args.indexOf(`--${name}`);
-  return i === -1 ? fallback : Number(args[i + 1]);
-};
 
 // ----- server side (child process) -------------------------------------------------------------------
 
@@ -130,11 +127,6 @@ function send(url: string, init: RequestInit): Promise<{ status: number; body: s
   });
 }
 
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number;
-}
-
 async function drive(
   s: Scenario,
   seconds: number,
@@ -168,15 +160,10 @@ async function drive(
   };
 }
 
-function median(values: number[]): number {
-  const s = [...values].sort((x, y) => x - y);
-  return s[Math.floor(s.length / 2)] as number;
-}
-
 async function main(): Promise<void> {
-  const seconds = opt("seconds", 4);
-  const rounds = opt("rounds", 3);
-  const concurrency = opt("concurrency", 16);
+  const seconds = numberArg("seconds", 4);
+  const rounds = numberArg("rounds", 3);
+  const concurrency = numberArg("concurrency", 16);
   const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", import.meta.filename, "--serve"], {
     stdio: ["pipe", "pipe", "inherit"],
   });

@@ -15,7 +15,8 @@ import { listMarkdown, sha256 } from "../src/local/ixchel/files.js";
 import { searchLexical } from "../src/local/ixchel/search.js";
 import { IxchelStore } from "../src/local/ixchel/store.js";
 import { BUNDLE, startCompanion } from "../test/helpers/companion.js";
-import { generateRepo, rng, words } from "./ixchel-fixture.js";
+import { generateRepo, words } from "./ixchel-fixture.js";
+import { rng } from "./lib.js";
 
 const N = Number(process.argv[2] ?? 10_000);
 const quiet = () => {};

@@ -5,6 +5,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { KIND_FOLDER, KIND_PREFIX, KINDS } from "../src/local/ixchel/kinds.js";
+import { rng } from "./lib.js";
 
 const WORDS = (
   "cache database index search graph token session agent decision issue report source citation idea storage " +
@@ -14,18 +15,6 @@ const WORDS = (
   "quota billing invoice customer tenant workspace member role permission token rotation secret vault key " +
   "metric alert dashboard trace span log error warning incident outage postmortem runbook oncall pager"
 ).split(" ");
-
-/** Small deterministic PRNG (mulberry32). */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export function words(random: () => number, n: number): string {
   const out: string[] = [];

@@ -11,13 +11,9 @@ import { join, resolve } from "node:path";
 import { type Client, createClient as createEmbedded } from "@libsql/client";
 import { createClient as createWeb } from "@libsql/client/web";
 import { startLibsqlDevServer } from "../src/cli/libsql-dev-server.js";
+import { median } from "./lib.js";
 
 const RUNS = Number(process.env.RUNS ?? 300);
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)] as number;
-}
 
 type Op = (client: Client, tag: string, i: number) => Promise<unknown>;
 

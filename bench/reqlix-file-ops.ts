@@ -25,13 +25,9 @@ import {
 import { loadavg } from "node:os";
 import { join, resolve } from "node:path";
 import { startCompanion, tempDir, textOf } from "../test/helpers/companion.js";
+import { median } from "./lib.js";
 
 const RUNS = Number(process.env.RUNS ?? 7);
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)] as number;
-}
 
 function ms(from: bigint): number {
   return Number(process.hrtime.bigint() - from) / 1e6;

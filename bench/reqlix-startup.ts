@@ -13,15 +13,11 @@ import { join, resolve } from "node:path";
 import { build } from "esbuild";
 // @ts-expect-error: a plain .mjs build script without type declarations
 import { slimStartup } from "../scripts/build-local.mjs";
+import { median } from "./lib.js";
 
 const BUNDLE = resolve(import.meta.dirname, "../dist/reqlix-mcp.js");
 const NODE = process.argv[2] ?? process.execPath;
 const RUNS = Number(process.env.RUNS ?? 20);
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)] as number;
-}
 
 const FLOOR_SOURCE = `
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";

@@ -20,27 +20,13 @@ import { findWorkspaceBySlug } from "../src/db/workspaces.repo.js";
 import type { HostedContext } from "../src/hosted/context.js";
 import { hostedRegistry } from "../src/hosted/registry.js";
 import { compileRegistries, parseToolInput } from "../src/protocol/compile.js";
+import { numberArg, percentile, rng, zipfWords } from "./lib.js";
 
-const arg = (name: string, fallback: number) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i === -1 ? fallback : Number(process.argv[i + 1]);
-};
-const ROWS = arg("rows", 100_000);
-const RUNS = arg("runs", 300);
+const ROWS = numberArg("rows", 100_000);
+const RUNS = numberArg("runs", 300);
 const LIKE_RUNS = Math.max(10, Math.floor(RUNS / 10));
 
 // ----- data -------------------------------------------------------------------------------------------
-
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const BASE = (
   "user system must shall order payment account login password token session cart checkout invoice refund " +
@@ -55,26 +41,7 @@ const BASE = (
 // A long tail of rarer domain words after the common ones.
 const VOCAB = [...BASE, ...Array.from({ length: 3000 }, (_, i) => `term${i.toString(36)}`)];
 const random = rng(42);
-// Zipf (s = 1): rank r has weight 1/r. Cumulative table for sampling.
-const cumulative: number[] = [];
-VOCAB.reduce((sum, _w, i) => {
-  const next = sum + 1 / (i + 1);
-  cumulative.push(next);
-  return next;
-}, 0);
-const total = cumulative[cumulative.length - 1] as number;
-function word(): string {
-  const x = random() * total;
-  let lo = 0;
-  let hi = cumulative.length - 1;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if ((cumulative[mid] as number) < x) lo = mid + 1;
-    else hi = mid;
-  }
-  return VOCAB[lo] as string;
-}
-const phrase = (n: number) => Array.from({ length: n }, word).join(" ");
+const { phrase } = zipfWords(VOCAB, random);
 
 // ----- setup ------------------------------------------------------------------------------------------
 
@@ -167,9 +134,6 @@ const classes: { name: string; make: () => string }[] = [
   { name: "common word", make: () => pick(common) },
 ];
 
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number;
-}
 const stats = (times: number[]) => {
   const s = [...times].sort((a, b) => a - b);
   return { p50: percentile(s, 50), p99: percentile(s, 99), mean: s.reduce((a, b) => a + b, 0) / s.length };

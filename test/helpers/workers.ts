@@ -8,6 +8,7 @@
  *   await fetch(`${worker.url}/healthz`);
  *   await worker.close();                 // stops wrangler + workerd (process group), the endpoint, temp files
  */
+import { request as httpRequest } from "node:http";
 import { join } from "node:path";
 import { prepareDevDatabase } from "../../src/cli/libsql-dev-database.js";
 import { type LibsqlDevServer, startLibsqlDevServer } from "../../src/cli/libsql-dev-server.js";
@@ -113,4 +114,38 @@ export async function startWorker(options: StartWorkerOptions = {}): Promise<Sta
     endpointLog: () => endpointLines.join("\n"),
     close: cleanup,
   };
+}
+
+/** POST /mcp with the given Host and Origin (fetch cannot set Host), as the conformance suite's DNS-rebinding check does. */
+export function postAs(url: string, host: string, body: string): Promise<{ status: number; body: string }> {
+  const target = new URL(url);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      {
+        host: target.hostname,
+        port: target.port,
+        method: "POST",
+        path: "/mcp",
+        setHost: false,
+        headers: {
+          host,
+          origin: `http://${host}`,
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          "content-length": Buffer.byteLength(body),
+        },
+      },
+      (res) => {
+        let text = "";
+        res.setEncoding("utf8");
+        res.on("data", (chunk: string) => {
+          text += chunk;
+        });
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body: text }));
+        res.on("error", reject);
+      },
+    );
+    req.on("error", reject);
+    req.end(body);
+  });
 }

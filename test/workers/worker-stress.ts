@@ -11,10 +11,9 @@
  * its stream (15 s) while reads go on, and requests after that expiry. Every answer must have its expected
  * status; on any other the Worker's and the endpoint's logs are printed and the exit code is 1.
  */
-import { request as httpRequest } from "node:http";
 import { createClient } from "@libsql/client/web";
 import { type AuthProxy, startAuthProxy } from "../helpers/proxy.js";
-import { type StartedWorker, startWorker } from "../helpers/workers.js";
+import { postAs, type StartedWorker, startWorker } from "../helpers/workers.js";
 
 const ROUNDS = Math.max(1, Math.min(20, Number(process.env.STRESS_ROUNDS ?? 2)));
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -48,39 +47,6 @@ async function record(
 async function viaFetch(url: string, init?: RequestInit): Promise<{ status: number; body: string }> {
   const res = await fetch(url, { ...init, signal: AbortSignal.timeout(60_000) });
   return { status: res.status, body: await res.text() };
-}
-
-/** POST /mcp with a chosen Host and Origin (fetch cannot set Host). */
-function postAs(base: string, host: string, body: string): Promise<{ status: number; body: string }> {
-  const target = new URL(base);
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(
-      {
-        host: target.hostname,
-        port: target.port,
-        method: "POST",
-        path: "/mcp",
-        setHost: false,
-        headers: {
-          host,
-          origin: `http://${host}`,
-          "content-type": "application/json",
-          accept: "application/json, text/event-stream",
-          "content-length": Buffer.byteLength(body),
-        },
-      },
-      (res) => {
-        let text = "";
-        res.setEncoding("utf8");
-        res.on("data", (chunk: string) => {
-          text += chunk;
-        });
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, body: text }));
-      },
-    );
-    req.on("error", reject);
-    req.end(body);
-  });
 }
 
 function initialize(): string {

@@ -5,7 +5,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { createServer } from "node:net";
-import { dirname, resolve } from "node:path";
+import { basename, dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
@@ -100,7 +100,8 @@ export async function bundleWorker(options: { outdir: string; entry?: string }):
   });
   const code = await new Promise<number | null>((done) => child.once("exit", (c) => done(c)));
   if (code !== 0) throw new Error(`wrangler deploy --dry-run failed (exit ${code}):\n${output}`);
-  return resolve(options.outdir, "worker.js");
+  // wrangler names the bundled module after its entry: worker.js for src/worker.ts, fixture-worker.js for a test entry.
+  return resolve(options.outdir, basename(options.entry ?? "src/worker.ts").replace(/\.ts$/, ".js"));
 }
 
 export function startWranglerDev(options: WranglerDevOptions): WranglerDev {

@@ -1,7 +1,7 @@
 /**
  * Test-only Worker entry: the production Worker (src/worker.ts: same bindings, same deps) serving the
  * conformance fixture registry beside the hosted registry, so the conformance suite can call its fixture
- * tools in workerd. Started by test/helpers/fixture-worker.ts; never deployed.
+ * tools in workerd. Started by test/helpers/workers.ts (`startWorker({ entry })`); never deployed.
  */
 import type { Hono } from "hono";
 import { createApp } from "../../src/app.js";

@@ -17,7 +17,6 @@ import {
   readExpectedFailures,
   runConformance,
 } from "../helpers/conformance.js";
-import { startWorkerWithEntry } from "../helpers/fixture-worker.js";
 import { type AuthProxy, startAuthProxy } from "../helpers/proxy.js";
 import { type StartedWorker, startWorker } from "../helpers/workers.js";
 import { FIXTURE_FREE } from "./fixture-free.js";
@@ -35,7 +34,7 @@ beforeAll(async () => {
   expected = await readExpectedFailures();
   // Both Workers start at once: wrangler + workerd take most of this file's time.
   [fixtureWorker, prodWorker] = await Promise.all([
-    startWorkerWithEntry("test/conformance/fixture-worker.ts"),
+    startWorker({ entry: "test/conformance/fixture-worker.ts" }),
     startWorker(),
   ]);
   const fixtureProxy = await startAuthProxy({ target: fixtureWorker.url, token: fixtureWorker.token });

@@ -10,8 +10,11 @@ export class SummaryLineReporter implements Reporter {
     let failed = 0;
     let skipped = 0;
     for (const module of testModules) {
-      if (module.state() === "failed" && [...module.children.allTests()].length === 0) failed++;
-      for (const test of module.children.allTests()) {
+      const tests = [...module.children.allTests()];
+      // A file that failed without a failing test (a hook, an import) counts as one failure, so the line
+      // never reads "0 failed" for a red run.
+      if (module.state() === "failed" && !tests.some((t) => t.result().state === "failed")) failed++;
+      for (const test of tests) {
         const state = test.result().state;
         if (state === "passed") passed++;
         else if (state === "failed") failed++;

@@ -156,6 +156,27 @@ function touch(doc: Document): void {
   doc.set("updated_at", new Date().toISOString());
 }
 
+/**
+ * Read-modify-write of one entity's file under its lock file: two companion processes editing the same
+ * entity at once must both land (no acknowledged edit lost). `edit` gets the current text and returns the
+ * result, with the new text when anything changed; the store is synced after a change.
+ */
+async function editEntityFile(
+  store: IxchelStore,
+  rel: string,
+  edit: (raw: string, path: string) => { text?: string; result: LinkResult },
+): Promise<LinkResult> {
+  const abs = join(store.dir, rel);
+  assertInside(store, abs);
+  const result = await withFileLock(`${abs}.lock`, async () => {
+    const { text, result } = edit(readFileSync(abs, "utf8"), `.ixchel/${rel}`);
+    if (text !== undefined) writeFileAtomic(abs, text);
+    return result;
+  });
+  if (result.changed) await store.sync();
+  return result;
+}
+
 export async function linkEntities(store: IxchelStore, input: LinkInput): Promise<LinkResult> {
   const from = requireEntity(store, input.from, "from");
   const rel = validateRel(input.rel);
@@ -164,15 +185,10 @@ export async function linkEntities(store: IxchelStore, input: LinkInput): Promis
     throw DomainError.invalid("to: an entity cannot link to itself", [
       { field: "to", message: "same as from" },
     ]);
-  const abs = join(store.dir, from.rel);
-  const path = `.ixchel/${from.rel}`;
-  assertInside(store, abs);
-  // Read-modify-write under the file's lock: two companion processes linking the same entity at once must
-  // both land (no acknowledged link lost).
-  const result = await withFileLock(`${abs}.lock`, async (): Promise<LinkResult> => {
-    const raw = readFileSync(abs, "utf8");
+  return editEntityFile(store, from.rel, (raw, path) => {
     const targets = currentTargets(raw, rel, path);
-    if (targets?.includes(to)) return { from: from.entity.id, rel, to, changed: false, targets, path };
+    if (targets?.includes(to))
+      return { result: { from: from.entity.id, rel, to, changed: false, targets, path } };
     const text = editFrontmatter(raw, (doc) => {
       const node = doc.get(rel, true);
       const objectStyle = isMap(node) || (isSeq(node) && node.items.some((item) => isMap(item)));
@@ -187,11 +203,11 @@ export async function linkEntities(store: IxchelStore, input: LinkInput): Promis
       else doc.set(rel, doc.createNode([(node as { toJSON(): unknown }).toJSON(), item]));
       touch(doc);
     });
-    writeFileAtomic(abs, text);
-    return { from: from.entity.id, rel, to, changed: true, targets: [...(targets ?? []), to], path };
+    return {
+      text,
+      result: { from: from.entity.id, rel, to, changed: true, targets: [...(targets ?? []), to], path },
+    };
   });
-  if (result.changed) await store.sync();
-  return result;
 }
 
 export async function unlinkEntities(store: IxchelStore, input: LinkInput): Promise<LinkResult> {
@@ -199,11 +215,7 @@ export async function unlinkEntities(store: IxchelStore, input: LinkInput): Prom
   const rel = validateRel(input.rel);
   // The target may be gone already: removing a broken link is the point.
   const to = requireIdFormat(input.to, "to");
-  const abs = join(store.dir, from.rel);
-  const path = `.ixchel/${from.rel}`;
-  assertInside(store, abs);
-  const result = await withFileLock(`${abs}.lock`, async (): Promise<LinkResult> => {
-    const raw = readFileSync(abs, "utf8");
+  return editEntityFile(store, from.rel, (raw, path) => {
     const targets = currentTargets(raw, rel, path);
     if (!targets?.includes(to)) {
       throw DomainError.notFound(
@@ -221,9 +233,6 @@ export async function unlinkEntities(store: IxchelStore, input: LinkInput): Prom
       }
       touch(doc);
     });
-    writeFileAtomic(abs, text);
-    return { from: from.entity.id, rel, to, changed: true, targets: remaining, path };
+    return { text, result: { from: from.entity.id, rel, to, changed: true, targets: remaining, path } };
   });
-  await store.sync();
-  return result;
 }

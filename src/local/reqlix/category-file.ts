@@ -166,15 +166,31 @@ export interface Lookup {
   size: number;
 }
 
-/**
- * G.GRQ.3/4: finds each target index (by full index, never by prefix) in one pass, and stops once every
- * target's body is closed by the next heading.
- */
 /** A requirement heading's start as reqlix writes it: `## G.G.1:`. */
 function canonicalHeading(t: IndexParts): string {
   return `## ${t.categoryPrefix.toUpperCase()}.${t.chapterPrefix.toUpperCase()}.${t.number}:`;
 }
 
+/** A requirement heading just met; its body's end is set when the next heading (or the end) comes. */
+function locatedAt(e: {
+  req: RequirementHeading;
+  chapter: string | undefined;
+  line: HeadingLine;
+}): LocatedRequirement {
+  return {
+    index: e.req.index,
+    title: e.req.title,
+    chapter: e.chapter ?? "",
+    start: e.line.start,
+    headingEnd: e.line.end,
+    bodyEnd: -1,
+  };
+}
+
+/**
+ * G.GRQ.3/4: finds each target index (by full index, never by prefix) in one pass, and stops once every
+ * target's body is closed by the next heading.
+ */
 export async function locateRequirements(
   fh: FileHandle,
   targets: IndexParts[],
@@ -196,14 +212,7 @@ export async function locateRequirements(
       targets.forEach((t, i) => {
         if (!located.has(i) && sameIndex(t, e.req)) {
           // Two spellings of one index (g.g.1, G.G.1) share the heading and its body end.
-          open ??= {
-            index: e.req.index,
-            title: e.req.title,
-            chapter: e.chapter ?? "",
-            start: e.line.start,
-            headingEnd: e.line.end,
-            bodyEnd: -1,
-          };
+          open ??= locatedAt(e);
           located.set(i, open);
         }
       });
@@ -493,14 +502,7 @@ export async function factsForTarget(
       }
       if (current) addToChapter(current, e);
       if (e.kind === "requirement" && !target && sameIndex(index, e.req)) {
-        target = {
-          index: e.req.index,
-          title: e.req.title,
-          chapter: e.chapter ?? "",
-          start: e.line.start,
-          headingEnd: e.line.end,
-          bodyEnd: -1,
-        };
+        target = locatedAt(e);
         targetChapter = current;
         open = true;
       }

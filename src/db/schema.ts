@@ -73,6 +73,11 @@ export const tokens = sqliteTable(
       .references(() => workspaces.id, { onDelete: "cascade" }),
     /** Optional ceiling: the token acts with min(member role, ceiling). Null = the member's role. */
     roleCeiling: text("role_ceiling", { enum: ROLES }),
+    /**
+     * Who minted the token: the admin's user id over the admin API, null when the admin CLI (local access to
+     * the database) or bootstrap made it. Kept for the audit trail; it grants nothing.
+     */
+    createdByUserId: integer("created_by_user_id").references(() => users.id, { onDelete: "set null" }),
     createdAt: createdAt(),
     expiresAt: text("expires_at"),
     revokedAt: text("revoked_at"),

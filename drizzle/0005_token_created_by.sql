@@ -1,0 +1,1 @@
+ALTER TABLE `tokens` ADD `created_by_user_id` integer REFERENCES users(id);

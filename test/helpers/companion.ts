@@ -63,7 +63,7 @@ export async function tempDir(prefix = "reqlix-"): Promise<{ path: string; clean
 export function textOf(result: unknown): string {
   const content = (result as { content?: { type: string; text?: string }[] }).content ?? [];
   const first = content[0];
-  if (!first || first.type !== "text" || typeof first.text !== "string") {
+  if (first?.type !== "text" || typeof first.text !== "string") {
     throw new Error(`expected one text block, got ${JSON.stringify(result)}`);
   }
   return first.text;

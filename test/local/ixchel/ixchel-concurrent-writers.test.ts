@@ -63,11 +63,13 @@ describe("ixchel_link from two processes at once", () => {
     const text = readFileSync(join(root, ".ixchel/decisions/dec-00000a.md"), "utf8");
     expect(bodyOf(text)).toBe(originalBody);
     expect(originalBody).toContain("The body stays as it is.");
-    const graph = await companions[0]?.client.callTool({
+    const first = companions[0];
+    if (!first) throw new Error("no companion was started");
+    const graph = await first.client.callTool({
       name: "ixchel_graph",
       arguments: { id: "dec-00000a" },
     });
-    const outgoing = (graph?.structuredContent as { outgoing: { rel: string; targets: { id: string }[] }[] })
+    const outgoing = (graph.structuredContent as { outgoing: { rel: string; targets: { id: string }[] }[] })
       .outgoing;
     const linked = outgoing.find((o) => o.rel === "relates_to")?.targets.map((t) => t.id) ?? [];
     expect([...linked].sort()).toEqual([...acknowledged].sort());

@@ -8,7 +8,7 @@ import type { MiddlewareHandler } from "hono";
 import { minRole } from "../core/roles.js";
 import { hashToken, isWellFormedToken } from "../core/tokens.js";
 import type { Database } from "../db/database.js";
-import { findTokenByHash, touchTokenLastUsed } from "../db/tokens.repo.js";
+import { findTokenByHash, type TokenPrincipal, touchTokenLastUsed } from "../db/tokens.repo.js";
 import type { AppEnv, AuthInfo, Logger } from "./context.js";
 import { errorJson } from "./json-errors.js";
 
@@ -65,10 +65,24 @@ export async function authenticate(
       workspaceSlug: found.workspaceSlug,
       role,
       tokenId: found.tokenId,
-      // A token capped below admin does not carry the owner's instance-wide rights either.
-      isOwner: found.isOwner && role === "admin",
+      isOwner: carriesOwnerPowers(found),
     },
   };
+}
+
+/**
+ * Instance-wide rights come from the `is_owner` flag of the token's user, never from a name or a role,
+ * and only through a token that user could legitimately hold: minted by the admin CLI or bootstrap
+ * (no creator) or by the owner themselves. A token minted for an owner by anybody else (possible before
+ * admin-ops refused it) acts at most as a workspace member. A role ceiling below admin marks a token
+ * its owner restricted on purpose: it does not carry the instance-wide rights either.
+ */
+export function carriesOwnerPowers(
+  found: Pick<TokenPrincipal, "isOwner" | "userId" | "createdByUserId" | "roleCeiling">,
+): boolean {
+  const legitimate = found.createdByUserId === null || found.createdByUserId === found.userId;
+  const uncapped = found.roleCeiling === null || found.roleCeiling === "admin";
+  return found.isOwner && legitimate && uncapped;
 }
 
 export function requireToken(options: {

@@ -18,6 +18,12 @@ export const WWW_AUTHENTICATE = 'Bearer realm="reqlix"';
 
 export type AuthResult = { ok: true; auth: AuthInfo; touch: boolean } | { ok: false; reason: string };
 
+/** The value of a `Bearer <value>` Authorization header; undefined for any other shape. */
+export function bearerValue(header: string | undefined): string | undefined {
+  const m = /^Bearer\s+(\S+)\s*$/i.exec((header ?? "").trim());
+  return m?.[1];
+}
+
 /** Checks an Authorization header value; the reason says what was wrong without echoing the token. */
 export async function authenticate(
   database: Database,
@@ -27,9 +33,8 @@ export async function authenticate(
   if (header === undefined || header.trim() === "") {
     return { ok: false, reason: "Missing Authorization header: send `Authorization: Bearer rqx_…`." };
   }
-  const m = /^Bearer\s+(\S+)\s*$/i.exec(header.trim());
-  if (!m) return { ok: false, reason: "Authorization header must be `Bearer <token>`." };
-  const token = m[1] as string;
+  const token = bearerValue(header);
+  if (token === undefined) return { ok: false, reason: "Authorization header must be `Bearer <token>`." };
   if (!isWellFormedToken(token)) {
     return {
       ok: false,

@@ -5,8 +5,17 @@
  * tokens and adds admins elsewhere. Every step is 403. Ownership comes only from the flag on the token's
  * user, and only through a token that user could legitimately hold (minted by themselves or the admin CLI).
  */
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { addMemberOp, createTokenOp } from "../../src/db/admin-ops.js";
+import { createApp } from "../../src/app.js";
+import { addMemberOp, createTokenOp, createWorkspaceOp } from "../../src/db/admin-ops.js";
+import { recordAudit } from "../../src/db/audit.repo.js";
+import { bootstrap } from "../../src/db/bootstrap.js";
+import { openDatabase } from "../../src/db/client.js";
+import { MIGRATIONS_FOLDER, migrateDatabase } from "../../src/db/migrate.js";
+import { createJsonLogger } from "../../src/http/logger.js";
 import { insertToken } from "../../src/db/tokens.repo.js";
 import { findUserByUsername } from "../../src/db/users.repo.js";
 import { findWorkspaceBySlug } from "../../src/db/workspaces.repo.js";
@@ -146,5 +155,90 @@ describe("a workspace admin cannot become instance owner", () => {
     const ws = await api(self.body.token, "POST", "/workspaces", { slug: "team-new", name: "New" });
     expect(ws.status).toBe(201);
     expect((await api(self.body.token, "GET", "/tokens?workspace=team-evil")).status).toBe(200);
+  });
+});
+
+describe("tokens minted before the fix", () => {
+  it("the migration takes a token's creator from the audit trail: one minted for the owner by a workspace admin loses the owner's powers", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "reqlix-legacy-"));
+    try {
+      // A database as it was before 0006: the migrations up to 0005 only.
+      const before = join(dir, "drizzle-before");
+      cpSync(MIGRATIONS_FOLDER, before, { recursive: true });
+      const journalFile = join(before, "meta", "_journal.json");
+      const journal = JSON.parse(readFileSync(journalFile, "utf8")) as { entries: { tag: string }[] };
+      const upTo = journal.entries.findIndex((e) => e.tag === "0005_token_created_by");
+      expect(upTo).toBeGreaterThan(0);
+      journal.entries = journal.entries.slice(0, upTo + 1);
+      writeFileSync(journalFile, JSON.stringify(journal));
+      const database = await openDatabase({ url: `file:${join(dir, "legacy.db")}` });
+      try {
+        await migrateDatabase(database, before);
+        const boot = await bootstrap(database);
+        if (!boot.created) throw new Error("not bootstrapped");
+        const cli = { actor: { kind: "cli" as const }, now: new Date() };
+        await createWorkspaceOp(database, cli, { slug: "team-evil", name: "Evil" });
+        await addMemberOp(database, cli, { username: "mallory", role: "admin", workspace: "team-evil" });
+        await addMemberOp(database, cli, { username: "admin", role: "admin", workspace: "team-evil" });
+        const malloryToken = await createTokenOp(database, cli, {
+          username: "mallory",
+          name: "m",
+          workspace: "team-evil",
+        });
+        const cliOwnerToken = await createTokenOp(database, cli, {
+          username: "admin",
+          name: "cli",
+          workspace: "team-evil",
+        });
+        // What the old admin API wrote when mallory minted a token for the owner: no creator, one audit row.
+        const stolen = await database.write(async (tx) => {
+          const ws = await findWorkspaceBySlug(tx, "team-evil");
+          const owner = await findUserByUsername(tx, "admin");
+          const m = await findUserByUsername(tx, "mallory");
+          if (!ws || !owner || !m) throw new Error("fixture missing");
+          const created = await insertToken(tx, {
+            userId: owner.id,
+            workspaceId: ws.id,
+            name: "mine now",
+            expiresAt: null,
+          });
+          await recordAudit(tx, {
+            workspaceId: ws.id,
+            userId: m.id,
+            tokenId: malloryToken.id,
+            channel: "admin",
+            method: "tokens.create",
+            target: `token:${created.id}`,
+            outcome: "ok",
+          });
+          return created;
+        });
+
+        await migrateDatabase(database);
+        const app = createApp({ database, logger: createJsonLogger({ write: () => {} }), version: "t" });
+        const createWs = (token: string, slug: string) =>
+          app.request("/api/v1/admin/workspaces", {
+            method: "POST",
+            headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
+            body: JSON.stringify({ slug, name: slug }),
+          });
+        expect((await createWs(stolen.token, "stolen")).status).toBe(403);
+        expect((await createWs(cliOwnerToken.token, "by-cli-token")).status).toBe(201);
+        expect((await createWs(boot.token, "by-bootstrap-token")).status).toBe(201);
+        const creators = await database.client.execute(
+          "SELECT t.name, u.username FROM tokens t LEFT JOIN users u ON u.id = t.created_by_user_id ORDER BY t.id",
+        );
+        expect(creators.rows.map((r) => [r.name, r.username])).toEqual([
+          ["bootstrap", null],
+          ["m", null],
+          ["cli", null],
+          ["mine now", "mallory"],
+        ]);
+      } finally {
+        await database.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

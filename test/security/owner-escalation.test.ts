@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../../src/app.js";
-import { addMemberOp, createTokenOp, createWorkspaceOp } from "../../src/db/admin-ops.js";
+import { addMemberOp, createTokenOp, createWorkspaceOp, setOwnerOp } from "../../src/db/admin-ops.js";
 import { recordAudit } from "../../src/db/audit.repo.js";
 import { bootstrap } from "../../src/db/bootstrap.js";
 import { openDatabase } from "../../src/db/client.js";
@@ -155,6 +155,37 @@ describe("a workspace admin cannot become instance owner", () => {
     const ws = await api(self.body.token, "POST", "/workspaces", { slug: "team-new", name: "New" });
     expect(ws.status).toBe(201);
     expect((await api(self.body.token, "GET", "/tokens?workspace=team-evil")).status).toBe(200);
+  });
+});
+
+describe("owners among themselves", () => {
+  it("an owner mints no token for another owner, and no token changes ownership", async () => {
+    const cli = { actor: { kind: "cli" as const }, now: new Date() };
+    await addMemberOp(hosted.database, cli, { username: "olga", role: "admin", workspace: "default" });
+    await setOwnerOp(hosted.database, cli, { username: "olga", owner: true });
+    const forOlga = await api(hosted.ownerToken, "POST", "/tokens", { username: "olga", name: "from admin" });
+    expect(forOlga.status).toBe(403);
+    expect(forOlga.body.error.message).toMatch(/minted only by that owner or the admin CLI/);
+    // Memberships are another matter: owners are peers there.
+    expect(
+      (await api(hosted.ownerToken, "POST", "/members", { username: "olga", role: "viewer" })).status,
+    ).toBe(201);
+    const auth = await hosted.database.client.execute("SELECT id FROM users WHERE username = 'admin'");
+    const ownerActor = {
+      kind: "token" as const,
+      userId: Number(auth.rows[0]?.id),
+      workspaceId: hosted.workspaceId,
+      role: "admin" as const,
+      isOwner: true,
+      tokenId: 1,
+    };
+    await expect(
+      setOwnerOp(
+        hosted.database,
+        { actor: ownerActor, now: new Date() },
+        { username: "mallory", owner: true },
+      ),
+    ).rejects.toThrow(/changed only with the admin CLI/);
   });
 });
 

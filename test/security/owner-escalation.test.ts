@@ -15,10 +15,10 @@ import { recordAudit } from "../../src/db/audit.repo.js";
 import { bootstrap } from "../../src/db/bootstrap.js";
 import { openDatabase } from "../../src/db/client.js";
 import { MIGRATIONS_FOLDER, migrateDatabase } from "../../src/db/migrate.js";
-import { createJsonLogger } from "../../src/http/logger.js";
 import { insertToken } from "../../src/db/tokens.repo.js";
 import { findUserByUsername } from "../../src/db/users.repo.js";
 import { findWorkspaceBySlug } from "../../src/db/workspaces.repo.js";
+import { createJsonLogger } from "../../src/http/logger.js";
 import { type HostedServer, startHosted } from "../helpers/hosted.js";
 
 let hosted: HostedServer;

@@ -2,8 +2,9 @@
  * createApp(deps) → the one Hono app served by Node (src/node.ts) and Workers (src/worker.ts).
  *
  * Middleware order (issue 2): request id (X-Request-Id on every response, access log) → body limit 1 MiB
- * (413) → Origin/Host check on the MCP faces (DNS rebinding) → auth (Bearer PAT) on the MCP faces and the
- * admin API → routes. Rate limits are applied by the MCP face routes themselves. One onError.
+ * (413) → Origin/Host check on the MCP faces (DNS rebinding) → per-address limit on failed auth → auth
+ * (Bearer PAT) on the MCP faces and the admin API → routes. Per-token rate limits are applied by the MCP
+ * face routes and the admin route themselves. One onError.
  */
 import { Hono } from "hono";
 import { adminRoute } from "./http/admin-route.js";
@@ -38,10 +39,14 @@ export function createApp(deps: CreateAppDeps): Hono<AppEnv> {
     logger: deps.logger,
   });
   for (const path of MCP_PATHS) app.use(path, checkOrigin);
-  // Per-IP limit for callers that fail auth (per-token limits run inside the face routes).
+  // Per-address limit for callers that fail auth (per-token limits run inside the routes).
   if (deps.rateLimiter) {
-    const failedAuth = rateLimitFailedAuth({ limiter: deps.rateLimiter, logger: deps.logger });
-    for (const path of MCP_PATHS) app.use(path, failedAuth);
+    const failedAuth = rateLimitFailedAuth({
+      limiter: deps.rateLimiter,
+      logger: deps.logger,
+      ...(deps.trustedProxies ? { trustedProxies: deps.trustedProxies } : {}),
+    });
+    for (const path of PROTECTED_PATHS) app.use(path, failedAuth);
   }
   const auth = requireToken({
     database: deps.database,

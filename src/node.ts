@@ -15,7 +15,7 @@ import { openDatabase } from "./db/client.js";
 import { migrateDatabase } from "./db/migrate.js";
 import { createAuditSink } from "./http/audit.js";
 import { createJsonLogger } from "./http/logger.js";
-import { parseRateLimit } from "./http/rate-limit.js";
+import { parseAdminRateLimit, parseRateLimit } from "./http/rate-limit.js";
 import { MemoryRateLimiter } from "./http/rate-limit-memory.js";
 
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -28,9 +28,11 @@ function fail(message: string, code = 1): never {
 async function main(): Promise<void> {
   let config: ReturnType<typeof parseServerConfig>;
   let rateLimit: number;
+  let adminRateLimit: number;
   try {
     config = parseServerConfig(process.env);
     rateLimit = parseRateLimit(config.REQLIX_RATE_LIMIT);
+    adminRateLimit = parseAdminRateLimit(config.REQLIX_ADMIN_RATE_LIMIT);
   } catch (err) {
     fail(err instanceof Error ? err.message : String(err), 2);
   }
@@ -71,6 +73,8 @@ async function main(): Promise<void> {
       ? { allowedHosts: config.REQLIX_ALLOWED_HOSTS }
       : {}),
     rateLimiter: new MemoryRateLimiter({ limit: rateLimit }),
+    adminRateLimiter: new MemoryRateLimiter({ limit: adminRateLimit }),
+    trustedProxies: config.REQLIX_TRUSTED_PROXIES,
   });
 
   const server = serve(

@@ -19,7 +19,7 @@ import { type Database, databaseFromClient } from "./db/database.js";
 import type { AuditSink } from "./http/audit.js";
 import type { AppEnv, Logger } from "./http/context.js";
 import { createJsonLogger } from "./http/logger.js";
-import { parseRateLimit } from "./http/rate-limit.js";
+import { parseAdminRateLimit, parseRateLimit } from "./http/rate-limit.js";
 import { MemoryRateLimiter } from "./http/rate-limit-memory.js";
 import { type RateLimitBinding, workersRateLimiter } from "./http/rate-limit-workers.js";
 
@@ -35,6 +35,10 @@ export interface Env {
   REQLIX_RATE_LIMIT?: string;
   /** Workers Rate Limiting binding (`[[ratelimits]]` in wrangler.toml); its limit and period live there. */
   RATE_LIMITER?: RateLimit;
+  /** Optional second `[[ratelimits]]` binding for the admin API; without it RATE_LIMITER counts admin keys. */
+  ADMIN_RATE_LIMITER?: RateLimit;
+  /** Admin API requests per minute per token when there is no rate-limit binding (counted per isolate). */
+  REQLIX_ADMIN_RATE_LIMIT?: string;
 }
 
 /** Period of the `[[ratelimits]]` binding in wrangler.toml, in seconds (Retry-After when refused). */
@@ -91,6 +95,11 @@ export function workerDeps(env: Env): CreateAppDeps {
   const rateLimiter = env.RATE_LIMITER
     ? workersRateLimiter(env.RATE_LIMITER satisfies RateLimitBinding, RATE_LIMIT_PERIOD_SECONDS)
     : new MemoryRateLimiter({ limit: parseRateLimit(env.REQLIX_RATE_LIMIT) });
+  // The admin API's keys (`admin:token:N`) are a bucket of their own even when they share the binding.
+  const adminBinding = env.ADMIN_RATE_LIMITER ?? env.RATE_LIMITER;
+  const adminRateLimiter = adminBinding
+    ? workersRateLimiter(adminBinding satisfies RateLimitBinding, RATE_LIMIT_PERIOD_SECONDS)
+    : new MemoryRateLimiter({ limit: parseAdminRateLimit(env.REQLIX_ADMIN_RATE_LIMIT) });
   // No in-isolate write queue: a promise chain shared by requests makes one request continue in another's
   // I/O context, and workerd cancels it as hung once that request has finished (seen with audit rows
   // written in waitUntil). The database server orders writes itself; the embedded-file bug that needs the
@@ -103,6 +112,7 @@ export function workerDeps(env: Env): CreateAppDeps {
     version: pkg.version,
     allowedOrigins: list(env.REQLIX_ALLOWED_ORIGINS),
     rateLimiter,
+    adminRateLimiter,
     // The SDK's default validator (ajv) compiles with `new Function`, which workerd forbids (DESIGN).
     jsonSchemaValidator: new CfWorkerJsonSchemaValidator(),
   };

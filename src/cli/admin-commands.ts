@@ -9,6 +9,7 @@ import {
   createTokenInput,
   createWorkspaceInput,
   listTokensInput,
+  ownerInput,
   parseInput,
   tokenIdInput,
 } from "../core/admin-input.js";
@@ -18,9 +19,11 @@ import {
   addMemberOp,
   createTokenOp,
   createWorkspaceOp,
+  listOwnersOp,
   listTokensOp,
   type OpContext,
   revokeTokenOp,
+  setOwnerOp,
 } from "../db/admin-ops.js";
 import { bootstrap } from "../db/bootstrap.js";
 import { type Database, DEFAULT_DB_URL, openDatabase } from "../db/client.js";
@@ -39,7 +42,12 @@ Commands (database: --db URL, else REQLIX_DB_URL, else ${DEFAULT_DB_URL}; auth t
                                                   create a token; printed once
   token-list [--workspace S]                      list tokens (never their values)
   token-revoke --id N                             revoke a token from the next request on
-Roles: viewer, editor, admin. --workspace defaults to "default". Output is JSON.`;
+  owner-list                                      list the instance owners
+  owner-grant --username U                        make U an instance owner (administers every workspace)
+  owner-revoke --username U                       take ownership away from U (never from the last owner)
+Roles: viewer, editor, admin. --workspace defaults to "default". Output is JSON.
+Ownership is a flag on the user, changed only here: no token, not even an owner's, can change it. An owner's
+powers come only through tokens minted by this CLI or by the owner themselves (created_by in token-list).`;
 
 export interface CliIo {
   env: Record<string, string | undefined>;
@@ -143,6 +151,15 @@ async function run(command: string, values: Values, database: Database, io: CliI
     case "token-revoke":
       print(await revokeTokenOp(database, ctx, parseInput(tokenIdInput, values.id, "id")));
       return;
+    case "owner-list":
+      print({ owners: await listOwnersOp(database) });
+      return;
+    case "owner-grant":
+    case "owner-revoke": {
+      const input = parseInput(ownerInput, fields(values, ["username"]), "options");
+      print(await setOwnerOp(database, ctx, { ...input, owner: command === "owner-grant" }));
+      return;
+    }
   }
 }
 
@@ -155,6 +172,9 @@ const COMMANDS = new Set([
   "token-create",
   "token-list",
   "token-revoke",
+  "owner-list",
+  "owner-grant",
+  "owner-revoke",
 ]);
 
 /** Runs one command; returns the exit code (0 ok, 1 failure, 2 bad usage or input). */

@@ -32,6 +32,8 @@ export interface TokenInfo {
   expires_at: string | null;
   last_used_at: string | null;
   revoked_at: string | null;
+  /** Username of the admin whose token minted it; null when the admin CLI or bootstrap did. */
+  created_by: string | null;
 }
 
 /** Slugs are used in URLs and CLI flags: lower-case letters, digits and dashes. */

@@ -44,6 +44,9 @@ export const createTokenInput = z.strictObject({
 
 export const listTokensInput = z.strictObject({ workspace: slug.optional() });
 
+/** `npm run admin -- owner-grant|owner-revoke --username U`: the only way ownership changes. */
+export const ownerInput = z.strictObject({ username });
+
 export const tokenIdInput = z.coerce
   .number({ error: "must be a token id (a positive whole number)" })
   .int("must be a token id (a positive whole number)")
@@ -53,6 +56,7 @@ export type CreateWorkspaceInput = z.output<typeof createWorkspaceInput>;
 export type AddMemberInput = z.output<typeof addMemberInput>;
 export type CreateTokenInput = z.output<typeof createTokenInput>;
 export type ListTokensInput = z.output<typeof listTokensInput>;
+export type OwnerInput = z.output<typeof ownerInput>;
 
 function fieldErrors(error: z.ZodError, root: string): FieldError[] {
   return error.issues.flatMap((issue): FieldError[] => {

@@ -4,6 +4,7 @@
  */
 import { z } from "zod";
 import { DomainError, type FieldError } from "./errors.js";
+import { type IpRange, parseIpRange } from "./ip-ranges.js";
 import { isWellFormedToken } from "./tokens.js";
 
 const list = z
@@ -15,6 +16,21 @@ const list = z
       .map((s) => s.trim())
       .filter((s) => s !== ""),
   );
+
+/** Addresses or CIDR ranges of reverse proxies whose X-Forwarded-For is believed (none by default). */
+const trustedProxies = list.transform((entries, ctx): IpRange[] => {
+  const ranges: IpRange[] = [];
+  for (const entry of entries) {
+    const range = parseIpRange(entry);
+    if (range) ranges.push(range);
+    else
+      ctx.addIssue({
+        code: "custom",
+        message: `"${entry}" is not an IP address or CIDR range (e.g. 10.0.0.0/8)`,
+      });
+  }
+  return ranges;
+});
 
 const schema = z.object({
   HOST: z.string().trim().min(1, "must not be empty").default("127.0.0.1"),
@@ -36,6 +52,8 @@ const schema = z.object({
   REQLIX_ALLOWED_ORIGINS: list,
   REQLIX_ALLOWED_HOSTS: list,
   REQLIX_RATE_LIMIT: z.string().optional(),
+  REQLIX_ADMIN_RATE_LIMIT: z.string().optional(),
+  REQLIX_TRUSTED_PROXIES: trustedProxies,
   REQLIX_LOG_LEVEL: z
     .enum(["debug", "info", "warn", "error"], { error: "must be debug, info, warn or error" })
     .default("info"),

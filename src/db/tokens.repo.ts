@@ -3,6 +3,7 @@
  * to its creation.
  */
 import { and, desc, eq } from "drizzle-orm";
+import { alias } from "drizzle-orm/sqlite-core";
 import type { TokenInfo } from "../core/accounts.js";
 import type { Role } from "../core/roles.js";
 import { generateToken, hashToken } from "../core/tokens.js";
@@ -26,6 +27,8 @@ export async function insertToken(
     roleCeiling?: Role | null;
     /** A caller-chosen token (bootstrap with REQLIX_BOOTSTRAP_TOKEN); otherwise one is generated. */
     token?: string;
+    /** The user whose admin token minted it; null or absent for the admin CLI and bootstrap. */
+    createdByUserId?: number | null;
   },
 ): Promise<NewToken> {
   const token = input.token ?? generateToken();
@@ -38,6 +41,7 @@ export async function insertToken(
       workspaceId: input.workspaceId,
       roleCeiling: input.roleCeiling ?? null,
       expiresAt: input.expiresAt,
+      createdByUserId: input.createdByUserId ?? null,
     })
     .returning({ id: tokens.id, expiresAt: tokens.expiresAt });
   if (!row) throw new Error("token insert returned no row");
@@ -57,6 +61,8 @@ export interface TokenPrincipal {
   expiresAt: string | null;
   revokedAt: string | null;
   lastUsedAt: string | null;
+  /** Who minted the token (null: the admin CLI or bootstrap). */
+  createdByUserId: number | null;
 }
 
 export async function findTokenByHash(ex: Executor, tokenHash: string): Promise<TokenPrincipal | undefined> {
@@ -73,6 +79,7 @@ export async function findTokenByHash(ex: Executor, tokenHash: string): Promise<
       expiresAt: tokens.expiresAt,
       revokedAt: tokens.revokedAt,
       lastUsedAt: tokens.lastUsedAt,
+      createdByUserId: tokens.createdByUserId,
     })
     .from(tokens)
     .innerJoin(users, eq(users.id, tokens.userId))
@@ -90,6 +97,9 @@ export async function touchTokenLastUsed(tx: Tx, tokenId: number, at: string): P
   await tx.update(tokens).set({ lastUsedAt: at }).where(eq(tokens.id, tokenId));
 }
 
+/** The minting user, joined under another name than the token's own user. */
+const creators = alias(users, "creators");
+
 const infoColumns = {
   id: tokens.id,
   name: tokens.name,
@@ -100,6 +110,7 @@ const infoColumns = {
   expires_at: tokens.expiresAt,
   last_used_at: tokens.lastUsedAt,
   revoked_at: tokens.revokedAt,
+  created_by: creators.username,
 };
 
 /** Tokens of one workspace (or of all when `workspaceId` is undefined), newest first. */
@@ -109,6 +120,7 @@ export async function listTokens(ex: Executor, workspaceId?: number): Promise<To
     .from(tokens)
     .innerJoin(users, eq(users.id, tokens.userId))
     .innerJoin(workspaces, eq(workspaces.id, tokens.workspaceId))
+    .leftJoin(creators, eq(creators.id, tokens.createdByUserId))
     .where(workspaceId === undefined ? undefined : eq(tokens.workspaceId, workspaceId))
     .orderBy(desc(tokens.id));
 }
@@ -116,12 +128,13 @@ export async function listTokens(ex: Executor, workspaceId?: number): Promise<To
 export async function findTokenInfo(
   ex: Executor,
   id: number,
-): Promise<(TokenInfo & { workspace_id: number }) | undefined> {
+): Promise<(TokenInfo & { workspace_id: number; user_is_owner: boolean }) | undefined> {
   const rows = await ex
-    .select({ ...infoColumns, workspace_id: tokens.workspaceId })
+    .select({ ...infoColumns, workspace_id: tokens.workspaceId, user_is_owner: users.isOwner })
     .from(tokens)
     .innerJoin(users, eq(users.id, tokens.userId))
     .innerJoin(workspaces, eq(workspaces.id, tokens.workspaceId))
+    .leftJoin(creators, eq(creators.id, tokens.createdByUserId))
     .where(eq(tokens.id, id))
     .limit(1);
   return rows[0];

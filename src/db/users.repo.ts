@@ -1,5 +1,5 @@
 /** Users of the instance (global; membership ties them to workspaces). */
-import { count, eq } from "drizzle-orm";
+import { asc, count, eq } from "drizzle-orm";
 import type { User } from "../core/accounts.js";
 import { DomainError } from "../core/errors.js";
 import type { Executor, Tx } from "./database.js";
@@ -43,9 +43,12 @@ export async function createUser(tx: Tx, input: { username: string; isOwner?: bo
   return toUser(row);
 }
 
-/** The user, created when new. */
-export async function ensureUser(tx: Tx, username: string): Promise<{ user: User; created: boolean }> {
-  const existing = await findUserByUsername(tx, username);
-  if (existing) return { user: existing, created: false };
-  return { user: await createUser(tx, { username }), created: true };
+/** Sets or clears the instance-owner flag (only the admin CLI calls this: admin-ops.setOwnerOp). */
+export async function setUserOwner(tx: Tx, userId: number, isOwner: boolean): Promise<void> {
+  await tx.update(users).set({ isOwner }).where(eq(users.id, userId));
+}
+
+export async function listOwners(ex: Executor): Promise<User[]> {
+  const rows = await ex.select().from(users).where(eq(users.isOwner, true)).orderBy(asc(users.id));
+  return rows.map(toUser);
 }

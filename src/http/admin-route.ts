@@ -1,7 +1,7 @@
 /**
  * The admin API (JSON, behind auth): workspaces, members and tokens. Workspace admins act on their own
  * workspace, the instance owner on any. Bad input → 400 naming each field; unknown user or workspace → 404;
- * not allowed → 403.
+ * not allowed → 403; over the per-token admin limit → 429 with Retry-After.
  */
 import { type Context, Hono } from "hono";
 import {
@@ -23,6 +23,7 @@ import {
   revokeTokenOp,
 } from "../db/admin-ops.js";
 import type { AppDeps, AppEnv } from "./context.js";
+import { rateLimit } from "./rate-limit.js";
 
 async function jsonBody(c: Context<AppEnv>): Promise<unknown> {
   const text = await c.req.text();
@@ -40,10 +41,15 @@ async function jsonBody(c: Context<AppEnv>): Promise<unknown> {
   }
 }
 
-export function adminRoute(deps: Pick<AppDeps, "database" | "clock">): Hono<AppEnv> {
+export function adminRoute(
+  deps: Pick<AppDeps, "database" | "clock" | "logger" | "rateLimiter" | "adminRateLimiter">,
+): Hono<AppEnv> {
   const { database } = deps;
   const clock = deps.clock ?? (() => new Date());
   const route = new Hono<AppEnv>();
+  // Per token, in a bucket apart from the token's MCP traffic (keys `admin:token:N`).
+  const limiter = deps.adminRateLimiter ?? deps.rateLimiter;
+  if (limiter) route.use("*", rateLimit({ limiter, logger: deps.logger, keyPrefix: "admin:" }));
 
   const ctxOf = (c: Context<AppEnv>): OpContext => {
     const auth = c.get("auth");

@@ -8,7 +8,7 @@ import type { MiddlewareHandler } from "hono";
 import { minRole } from "../core/roles.js";
 import { hashToken, isWellFormedToken } from "../core/tokens.js";
 import type { Database } from "../db/database.js";
-import { findTokenByHash, touchTokenLastUsed } from "../db/tokens.repo.js";
+import { findTokenByHash, type TokenPrincipal, touchTokenLastUsed } from "../db/tokens.repo.js";
 import type { AppEnv, AuthInfo, Logger } from "./context.js";
 import { errorJson } from "./json-errors.js";
 
@@ -17,6 +17,12 @@ export const LAST_USED_THROTTLE_MS = 60_000;
 export const WWW_AUTHENTICATE = 'Bearer realm="reqlix"';
 
 export type AuthResult = { ok: true; auth: AuthInfo; touch: boolean } | { ok: false; reason: string };
+
+/** The value of a `Bearer <value>` Authorization header; undefined for any other shape. */
+export function bearerValue(header: string | undefined): string | undefined {
+  const m = /^Bearer\s+(\S+)\s*$/i.exec((header ?? "").trim());
+  return m?.[1];
+}
 
 /** Checks an Authorization header value; the reason says what was wrong without echoing the token. */
 export async function authenticate(
@@ -27,9 +33,8 @@ export async function authenticate(
   if (header === undefined || header.trim() === "") {
     return { ok: false, reason: "Missing Authorization header: send `Authorization: Bearer rqx_…`." };
   }
-  const m = /^Bearer\s+(\S+)\s*$/i.exec(header.trim());
-  if (!m) return { ok: false, reason: "Authorization header must be `Bearer <token>`." };
-  const token = m[1] as string;
+  const token = bearerValue(header);
+  if (token === undefined) return { ok: false, reason: "Authorization header must be `Bearer <token>`." };
   if (!isWellFormedToken(token)) {
     return {
       ok: false,
@@ -65,10 +70,24 @@ export async function authenticate(
       workspaceSlug: found.workspaceSlug,
       role,
       tokenId: found.tokenId,
-      // A token capped below admin does not carry the owner's instance-wide rights either.
-      isOwner: found.isOwner && role === "admin",
+      isOwner: carriesOwnerPowers(found),
     },
   };
+}
+
+/**
+ * Instance-wide rights come from the `is_owner` flag of the token's user, never from a name or a role,
+ * and only through a token that user could legitimately hold: minted by the admin CLI or bootstrap
+ * (no creator) or by the owner themselves. A token minted for an owner by anybody else (possible before
+ * admin-ops refused it) acts at most as a workspace member. A role ceiling below admin marks a token
+ * its owner restricted on purpose: it does not carry the instance-wide rights either.
+ */
+export function carriesOwnerPowers(
+  found: Pick<TokenPrincipal, "isOwner" | "userId" | "createdByUserId" | "roleCeiling">,
+): boolean {
+  const legitimate = found.createdByUserId === null || found.createdByUserId === found.userId;
+  const uncapped = found.roleCeiling === null || found.roleCeiling === "admin";
+  return found.isOwner && legitimate && uncapped;
 }
 
 export function requireToken(options: {

@@ -2,6 +2,7 @@
  * The contract between the app's parts: what middleware puts on the Hono context, and what `createApp`
  * receives from an entry (Node or Workers). Entries are thin; everything runtime-specific comes in here.
  */
+import type { IpRange } from "../core/ip-ranges.js";
 import type { Role } from "../core/roles.js";
 import type { Database } from "../db/database.js";
 
@@ -14,7 +15,10 @@ export interface AuthInfo {
   /** The member's role in the token's workspace (viewer, editor, admin). */
   role: Role;
   tokenId: number;
-  /** The instance owner (first user at bootstrap) may administer every workspace. */
+  /**
+   * Instance-wide admin rights: the token's user has the `is_owner` flag and the token is one they could
+   * legitimately hold (http/auth.ts carriesOwnerPowers).
+   */
   isOwner: boolean;
 }
 
@@ -55,8 +59,18 @@ export interface AppDeps {
    * the server listens on a loopback address (Node default); leave it unset behind a public hostname.
    */
   allowedHosts?: string[];
-  /** Counts requests on /mcp and /api/v1/mcp per token; none → no limit. */
+  /**
+   * Counts requests on /mcp and /api/v1/mcp per token, and requests that fail auth per client address;
+   * none → no limit.
+   */
   rateLimiter?: RateLimiter;
+  /** Counts admin API requests per token (keys `admin:token:N`); none → `rateLimiter`, if any. */
+  adminRateLimiter?: RateLimiter;
+  /**
+   * Reverse proxies (REQLIX_TRUSTED_PROXIES) whose X-Forwarded-For names the client for the per-address
+   * limit; none → the socket's peer (Node) or CF-Connecting-IP (Workers).
+   */
+  trustedProxies?: IpRange[];
   /** Injected clock (tests, token expiry, audit times). Default: the system clock. */
   clock?: () => Date;
   /** Largest request body accepted; default 1 MiB (larger → 413). */

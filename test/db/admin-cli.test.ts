@@ -167,4 +167,54 @@ describe("admin commands", () => {
     expect(badId.code).toBe(2);
     expect(badId.err).toMatch(/--id/);
   });
+
+  it("owner-grant and owner-revoke change the flag (audited); the last owner is never revoked", async () => {
+    const db = tempDb();
+    await admin(db, "bootstrap");
+    expect((await admin(db, "owner-list")).json.owners.map((o: { username: string }) => o.username)).toEqual([
+      "admin",
+    ]);
+    const last = await admin(db, "owner-revoke", "--username", "admin");
+    expect(last.code).toBe(1);
+    expect(last.err).toMatch(/"admin" is the last instance owner: grant ownership to another user first/);
+
+    await admin(db, "member-add", "--username", "olga", "--role", "admin");
+    const olgaToken = (await admin(db, "token-create", "--username", "olga", "--name", "cli")).json.token;
+    const database = await openDatabase({ url: db });
+    const app = createApp({ database, logger: createJsonLogger({ write: () => {} }), version: "t" });
+    const createWs = (slug: string) =>
+      app.request("/api/v1/admin/workspaces", {
+        method: "POST",
+        headers: { Authorization: `Bearer ${olgaToken}`, "Content-Type": "application/json" },
+        body: JSON.stringify({ slug, name: slug }),
+      });
+    expect((await createWs("before-grant")).status).toBe(403);
+
+    const grant = await admin(db, "owner-grant", "--username", "olga");
+    expect(grant.json).toEqual({ username: "olga", is_owner: true, changed: true });
+    expect((await admin(db, "owner-grant", "--username", "olga")).json.changed).toBe(false);
+    // Her CLI-minted token now carries the owner's powers, from the next request on.
+    expect((await createWs("after-grant")).status).toBe(201);
+
+    const revoke = await admin(db, "owner-revoke", "--username", "admin");
+    expect(revoke.json).toEqual({ username: "admin", is_owner: false, changed: true });
+    expect((await admin(db, "owner-list")).json.owners.map((o: { username: string }) => o.username)).toEqual([
+      "olga",
+    ]);
+    expect((await admin(db, "owner-revoke", "--username", "olga")).code).toBe(1);
+    const events = await database.client.execute(
+      "SELECT method, target, channel FROM audit_events WHERE method LIKE 'owner.%' ORDER BY id",
+    );
+    expect(events.rows.map((r) => [r.method, r.target, r.channel])).toEqual([
+      ["owner.grant", "olga", "cli"],
+      ["owner.revoke", "admin", "cli"],
+    ]);
+    await database.close();
+
+    expect((await admin(db, "owner-grant")).err).toMatch(/--username: /);
+    expect((await admin(db, "owner-grant", "--username", "ghost")).err).toMatch(
+      /User "ghost" does not exist/,
+    );
+    expect((await admin(db, "help")).out).toMatch(/owner-grant --username U/);
+  });
 });

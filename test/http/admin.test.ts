@@ -159,6 +159,7 @@ describe("tokens", () => {
     expect(Object.keys(row).sort()).toEqual(
       [
         "created_at",
+        "created_by",
         "expires_at",
         "id",
         "last_used_at",
@@ -170,6 +171,8 @@ describe("tokens", () => {
       ].sort(),
     );
     expect(row.last_used_at).not.toBeNull();
+    // Minted through the API by the owner's token: the listing says who.
+    expect(row.created_by).toBe("admin");
     expect(JSON.stringify(list.body)).not.toContain(res.body.token);
   });
 
@@ -211,6 +214,8 @@ describe("tokens", () => {
     const byOwner = await api("GET", "/tokens?workspace=team-c", t.ownerToken);
     expect(byOwner.status).toBe(200);
     expect(byOwner.body.tokens.map((x: { username: string }) => x.username)).toEqual(["cadmin"]);
+    // Minted by the admin CLI (the test helper): no creating user.
+    expect(byOwner.body.tokens[0].created_by).toBeNull();
     expect((await api("GET", "/tokens?workspace=none", t.ownerToken)).status).toBe(404);
   });
 

@@ -45,4 +45,31 @@ describe("worker bindings", () => {
       await deps.database.close();
     }
   });
+
+  it("limits the admin API: its own bucket in the rate-limit binding, else REQLIX_ADMIN_RATE_LIMIT per isolate", async () => {
+    expect(() => workerDeps({ LIBSQL_URL: "http://127.0.0.1:1", REQLIX_ADMIN_RATE_LIMIT: "0" })).toThrow(
+      /REQLIX_ADMIN_RATE_LIMIT must be a positive integer/,
+    );
+    const plain = workerDeps({ LIBSQL_URL: "http://127.0.0.1:1", REQLIX_ADMIN_RATE_LIMIT: "7" });
+    const byDefault = workerDeps({ LIBSQL_URL: "http://127.0.0.1:1" });
+    const keys: string[] = [];
+    const binding = {
+      async limit({ key }: { key: string }) {
+        keys.push(key);
+        return { success: false };
+      },
+    } as unknown as RateLimit;
+    const bound = workerDeps({ LIBSQL_URL: "http://127.0.0.1:1", RATE_LIMITER: binding });
+    try {
+      expect((plain.adminRateLimiter as MemoryRateLimiter).limit).toBe(7);
+      expect((byDefault.adminRateLimiter as MemoryRateLimiter).limit).toBe(300);
+      expect(await bound.adminRateLimiter?.hit("admin:token:3")).toEqual({
+        ok: false,
+        retryAfterSeconds: 60,
+      });
+      expect(keys).toEqual(["admin:token:3"]);
+    } finally {
+      await Promise.all([plain, byDefault, bound].map((d) => d.database.close()));
+    }
+  });
 });

@@ -65,7 +65,24 @@ describe("rate limits", () => {
     const blocked = await post("/mcp", null);
     expect(blocked.status).toBe(429);
     expect(Number(blocked.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
-    // Auth ran once per request it saw (not twice: the app mounts each middleware once per path).
-    expect(server.logs.filter((l) => l.includes('"msg":"unauthorized"')).length).toBe(LIMIT + 1);
+    // A blocked address's requests without a well-formed token never reach auth; a token is still looked
+    // up (once: the app mounts each middleware once per path), so that a valid one can pass.
+    expect(server.logs.filter((l) => l.includes('"msg":"unauthorized"')).length).toBe(LIMIT + 2);
+  });
+
+  it("a valid token from a blocked address still works (it has its own per-token limit); bad ones get 429", async () => {
+    // The previous test left 127.0.0.1 blocked: one stale client behind a proxy must not lock out the team.
+    expect((await post("/api/v1/mcp", `rqx_${"B".repeat(43)}`)).status).toBe(429);
+    const valid = await server.createToken("teammate", "viewer");
+    for (const path of ["/api/v1/mcp", "/mcp"] as const)
+      expect((await post(path, valid)).status, path).toBe(200);
+    const admin = await fetch(`${server.url}/api/v1/admin/tokens`, {
+      headers: { authorization: `Bearer ${server.ownerToken}` },
+    });
+    expect(admin.status).toBe(200);
+    const stillBad = await post("/mcp", `rqx_${"C".repeat(43)}`);
+    expect(stillBad.status).toBe(429);
+    expect(Number(stillBad.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+    expect((await post("/api/v1/mcp", null)).status).toBe(429);
   });
 });

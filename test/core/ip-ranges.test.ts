@@ -1,0 +1,75 @@
+/** IP addresses and CIDR ranges for REQLIX_TRUSTED_PROXIES, and the setting's parsing. */
+import { describe, expect, it } from "vitest";
+import { formatIp, ipInRanges, parseIp, parseIpRange } from "../../src/core/ip-ranges.js";
+import { parseServerConfig } from "../../src/core/server-config.js";
+
+const ip = (text: string) => {
+  const parsed = parseIp(text);
+  if (!parsed) throw new Error(`${text} did not parse`);
+  return parsed;
+};
+const ranges = (...texts: string[]) =>
+  texts.map((t) => {
+    const r = parseIpRange(t);
+    if (!r) throw new Error(`${t} did not parse`);
+    return r;
+  });
+
+describe("parseIp / formatIp", () => {
+  it("reads IPv4, IPv6 (compressed, bracketed, with a zone) and maps ::ffff:a.b.c.d to IPv4", () => {
+    expect(formatIp(ip("10.1.2.3"))).toBe("10.1.2.3");
+    expect(formatIp(ip("::1"))).toBe("0:0:0:0:0:0:0:1");
+    expect(formatIp(ip("[2001:DB8::8:800:200C:417A]"))).toBe("2001:db8:0:0:8:800:200c:417a");
+    expect(formatIp(ip("fe80::1%eth0"))).toBe("fe80:0:0:0:0:0:0:1");
+    expect(ip("::ffff:127.0.0.1")).toEqual(ip("127.0.0.1"));
+    expect(formatIp(ip("1:2:3:4:5:6:7:8"))).toBe("1:2:3:4:5:6:7:8");
+  });
+
+  it("refuses what is not an address", () => {
+    for (const bad of [
+      "",
+      "unknown",
+      "256.0.0.1",
+      "1.2.3",
+      "1::2::3",
+      "1:2:3:4:5:6:7:8:9",
+      "12345::",
+      "::g",
+      "1.2.3.4.5",
+    ])
+      expect(parseIp(bad), bad).toBeUndefined();
+  });
+});
+
+describe("ranges", () => {
+  it("matches by prefix, per family", () => {
+    const trusted = ranges("10.0.0.0/8", "192.168.1.7", "2001:db8::/32");
+    expect(ipInRanges(ip("10.255.0.1"), trusted)).toBe(true);
+    expect(ipInRanges(ip("11.0.0.1"), trusted)).toBe(false);
+    expect(ipInRanges(ip("192.168.1.7"), trusted)).toBe(true);
+    expect(ipInRanges(ip("192.168.1.8"), trusted)).toBe(false);
+    expect(ipInRanges(ip("2001:db8:ffff::1"), trusted)).toBe(true);
+    expect(ipInRanges(ip("2001:db9::1"), trusted)).toBe(false);
+    expect(ipInRanges(ip("::ffff:10.0.0.1"), trusted)).toBe(true);
+    expect(ipInRanges(ip("1.2.3.4"), ranges("0.0.0.0/0"))).toBe(true);
+  });
+
+  it("refuses malformed ranges", () => {
+    for (const bad of ["10.0.0.0/33", "::/129", "10.0.0.0/8/1", "10.0.0.0/x", "proxy"])
+      expect(parseIpRange(bad), bad).toBeUndefined();
+  });
+});
+
+describe("REQLIX_TRUSTED_PROXIES", () => {
+  it("is empty by default and reads a comma-separated list", () => {
+    expect(parseServerConfig({}).REQLIX_TRUSTED_PROXIES).toEqual([]);
+    const cfg = parseServerConfig({ REQLIX_TRUSTED_PROXIES: "127.0.0.1, 10.0.0.0/8 ,::1" });
+    expect(cfg.REQLIX_TRUSTED_PROXIES).toEqual(ranges("127.0.0.1", "10.0.0.0/8", "::1"));
+  });
+
+  it("stops the start naming the variable and the bad entry", () => {
+    expect(() => parseServerConfig({ REQLIX_TRUSTED_PROXIES: "10.0.0.0/8, nginx" })).toThrow(
+      /REQLIX_TRUSTED_PROXIES "nginx" is not an IP address or CIDR range/,
+    );
+  });
+});

@@ -6,8 +6,9 @@
  * (read back from the workspace's rows). U+FFFF may also meet an honest "not found" / conflict where the
  * value is a lookup key (an assignee that does not exist). Never an internal error.
  *
- * `npm test`: every (tool, field, character) once, in the middle of the value, on both faces.
- * REQLIX_FUZZ=long: fast-check picks positions and mixes of the characters, 3,000 runs (seed printed).
+ * `npm test`: every (tool, field, character) once, in the middle of the value, on both faces, then 40
+ * fast-check runs of positions and mixes of the characters (fixed seed). REQLIX_FUZZ=long: 3,000 runs and
+ * a fresh seed (printed; replay with REQLIX_FUZZ_SEED).
  */
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -19,6 +20,7 @@ import { callTool, type RpcAnswer, rpc } from "../http/faces/http.js";
 import type { JsonSchema } from "./hostile.js";
 
 const LONG = process.env.REQLIX_FUZZ === "long";
+const RUNS = Number(process.env.REQLIX_FUZZ_RUNS ?? (LONG ? 3_000 : 40));
 const SEED = Number(process.env.REQLIX_FUZZ_SEED ?? (LONG ? Date.now() % 2_147_483_647 : 20_261_125));
 
 const SPECIALS = {
@@ -249,32 +251,28 @@ describe("NUL, lone surrogates and U+FFFF in every string argument of every tool
     }
   }, 120_000);
 
-  it.runIf(LONG)(
-    "random positions and mixes (REQLIX_FUZZ=long)",
-    async () => {
-      console.log(`text-fields fuzz seed ${SEED} (replay with REQLIX_FUZZ_SEED=${SEED})`);
-      const all = cases();
-      const specialArb = fc.constantFrom(...(Object.keys(SPECIALS) as Special[]));
-      await fc.assert(
-        fc.asyncProperty(
-          fc.constantFrom(...all),
-          fc.array(fc.tuple(specialArb, fc.constantFrom("before", "after")), { minLength: 1, maxLength: 3 }),
-          async ({ tool, path }, parts) => {
-            let value = "BASE";
-            for (const [special, where] of parts)
-              value = where === "before" ? `${SPECIALS[special]}${value}` : `${value}${SPECIALS[special]}`;
-            const problem = await check(
-              tool,
-              path,
-              value,
-              parts.map(([sp]) => sp),
-            );
-            expect(problem).toBeUndefined();
-          },
-        ),
-        { seed: SEED, numRuns: 3_000 },
-      );
-    },
-    900_000,
-  );
+  it(`random positions and mixes (${RUNS} runs, seed ${SEED})`, async () => {
+    if (LONG) console.log(`text-fields fuzz seed ${SEED} (replay with REQLIX_FUZZ_SEED=${SEED})`);
+    const all = cases();
+    const specialArb = fc.constantFrom(...(Object.keys(SPECIALS) as Special[]));
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(...all),
+        fc.array(fc.tuple(specialArb, fc.constantFrom("before", "after")), { minLength: 1, maxLength: 3 }),
+        async ({ tool, path }, parts) => {
+          let value = "BASE";
+          for (const [special, where] of parts)
+            value = where === "before" ? `${SPECIALS[special]}${value}` : `${value}${SPECIALS[special]}`;
+          const problem = await check(
+            tool,
+            path,
+            value,
+            parts.map(([sp]) => sp),
+          );
+          expect(problem).toBeUndefined();
+        },
+      ),
+      { seed: SEED, numRuns: RUNS },
+    );
+  }, 900_000);
 });

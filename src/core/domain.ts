@@ -12,6 +12,12 @@ export type RequirementStatus = (typeof REQUIREMENT_STATUSES)[number];
 export type Priority = 1 | 2 | 3 | 4;
 export const PRIORITY_NAMES: Record<number, string> = { 1: "Critical", 2: "High", 3: "Medium", 4: "Low" };
 export const DEFAULT_PRIORITY = 3;
+/** What an invalid priority is told (issue item 13: an argument error shows the scale). */
+export const PRIORITY_SCALE_MESSAGE = `Priority is a whole number from 1 to 4: ${Object.entries(
+  PRIORITY_NAMES,
+)
+  .map(([n, name]) => `${n} = ${name}`)
+  .join(", ")}`;
 
 export interface Epic {
   reference_id: string;

@@ -3,7 +3,7 @@
  * output schemas advertised as `outputSchema` (what `structuredContent` holds).
  */
 import { z } from "zod";
-import { ENTITY_STATUSES, REQUIREMENT_STATUSES } from "../core/domain.js";
+import { ENTITY_STATUSES, PRIORITY_SCALE_MESSAGE, REQUIREMENT_STATUSES } from "../core/domain.js";
 import { formatReference } from "../core/references.js";
 
 /**
@@ -12,11 +12,13 @@ import { formatReference } from "../core/references.js";
  * normalizes the number's padding, so `us-47` finds US-047.
  */
 export function referenceId(prefix: string, label: string, example: string) {
+  // The spec's words first (user-story spec 1.7), then what a good value looks like (issue item 13).
+  const error = `Invalid ${label} reference ID format: expected a ${label} id like ${example}`;
   return z
-    .string()
+    .string({ error })
     .trim()
     .toUpperCase()
-    .regex(new RegExp(`^${prefix}-\\d+$`), `Invalid ${label} reference ID format`)
+    .regex(new RegExp(`^${prefix}-\\d+$`), { error })
     .overwrite((id) => formatReference(prefix, Number.parseInt(id.slice(prefix.length + 1), 10)))
     .describe(`${label[0]?.toUpperCase()}${label.slice(1)} reference ID (e.g., '${example}')`);
 }
@@ -28,10 +30,10 @@ export const criterionId = () => referenceId("AC", "acceptance criterion", "AC-0
 
 export const priority = () =>
   z
-    .number()
-    .int()
-    .min(1)
-    .max(4)
+    .number({ error: PRIORITY_SCALE_MESSAGE })
+    .int({ error: PRIORITY_SCALE_MESSAGE })
+    .min(1, { error: PRIORITY_SCALE_MESSAGE })
+    .max(4, { error: PRIORITY_SCALE_MESSAGE })
     .describe("Priority from 1 (Critical) to 4 (Low): 1 Critical, 2 High, 3 Medium, 4 Low.");
 export const entityStatus = () =>
   z.enum(ENTITY_STATUSES).describe("Workflow status: Backlog, Draft, In Progress, Done or Cancelled.");

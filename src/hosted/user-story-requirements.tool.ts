@@ -46,7 +46,7 @@ export const getUserStoryRequirementsTool = hostedTool({
       .string()
       .trim()
       .toUpperCase()
-      .regex(/^US-\d+$/, "Invalid user story reference ID format")
+      .regex(/^US-\d+$/, "Invalid user story reference ID format: expected a user story id like US-047")
       .describe("User story reference ID (e.g., 'US-047')"),
   }),
   output: z.object({

@@ -8,7 +8,8 @@
  * own (each write transaction on the embedded database is serialized and costs a commit and a fresh
  * connection, measured at 2–3× a small read: bench/faces-read.ts), and under load many rows share one
  * commit. On Workers the route hands the flush to `waitUntil`; on Node `flush()` runs at shutdown and in
- * tests. A crash loses at most the rows of the last `flushDelayMs`.
+ * tests. A crash loses at most the rows of the last `flushDelayMs`, and only rows of reads and failed calls:
+ * a successful write's row commits inside the write's own transaction instead (write-audit.ts).
  */
 
 import { type AuditEventInput, recordAudit } from "../db/audit.repo.js";
@@ -116,7 +117,10 @@ export function createAuditSink(options: AuditSinkOptions): AuditSink {
 
 /** The row for one observed operation of an authenticated request. */
 export function auditRow(
-  event: OperationEvent,
+  event: Omit<OperationEvent, "referenceId" | "durationMs"> & {
+    referenceId?: string | null | undefined;
+    durationMs?: number | null | undefined;
+  },
   who: { auth: AuthInfo; requestId: string; channel: "mcp" | "jsonrpc" },
 ): AuditEventInput {
   return {
@@ -130,6 +134,6 @@ export function auditRow(
     outcome: event.outcome,
     errorCode: event.errorCode ?? null,
     requestId: who.requestId,
-    durationMs: event.durationMs,
+    durationMs: event.durationMs ?? null,
   };
 }

@@ -9,9 +9,10 @@ import type { Database } from "../db/client.js";
 import type { HostedContext } from "../hosted/context.js";
 import { hostedRegistry } from "../hosted/registry.js";
 import { type CompiledRegistry, compileRegistries } from "../protocol/compile.js";
-import type { OperationObserver } from "../protocol/operations.js";
+import type { Operation, OperationObserver } from "../protocol/operations.js";
 import { type AuditSink, auditRow, createAuditSink } from "./audit.js";
 import type { AppEnv, Logger, RateLimiter } from "./context.js";
+import { auditedDatabase } from "./write-audit.js";
 
 /** The part of the app's deps the faces read (AppDeps satisfies it). */
 export interface FacesDeps {
@@ -47,7 +48,8 @@ export function compiledFor(deps: FacesDeps): CompiledRegistry<HostedContext> {
 
 export interface RequestScope {
   requestId: string;
-  context(base: Pick<HostedContext, "signal" | "progress" | "logToClient">): HostedContext;
+  /** With `op`, the context's database audits `op` inside its first write transaction (write-audit.ts). */
+  context(base: Pick<HostedContext, "signal" | "progress" | "logToClient">, op?: Operation): HostedContext;
   observe: OperationObserver;
   /** Logs an unexpected failure with its stack under the request id (the correlation id clients see). */
   logInternal(error: unknown, where: string): void;
@@ -74,11 +76,34 @@ export function requestScope(
       // app.request() in tests: no execution context either
     }
   };
+  const who = { auth, requestId, channel };
   return {
     requestId,
-    context: (base) => ({ ...base, auth, database: deps.database, requestId, now: clock }),
+    context: (base, op) => ({
+      ...base,
+      auth,
+      database: op
+        ? auditedDatabase(deps.database, op, (row) =>
+            auditRow({ method: op.method, target: op.target, outcome: "ok", ...row }, who),
+          )
+        : deps.database,
+      requestId,
+      now: clock,
+    }),
     observe(event) {
-      waitUntil(audit.record(auditRow(event, { auth, requestId, channel })));
+      if (event.recorded) {
+        // The row committed with the write; a failure after that commit (rare: rendering the result)
+        // cannot change what was stored, so it is only logged.
+        if (event.outcome === "error") {
+          deps.logger.log("warn", "call failed after its write committed", {
+            requestId,
+            target: event.target,
+            errorCode: event.errorCode,
+          });
+        }
+        return;
+      }
+      waitUntil(audit.record(auditRow(event, who)));
     },
     logInternal(error, where) {
       deps.logger.log("error", "internal error", {

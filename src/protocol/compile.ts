@@ -13,6 +13,8 @@ import type {
   ResourceDef,
   ToolDef,
 } from "../core/registry.js";
+import { unstorableText } from "../core/text.js";
+import { unknownArguments } from "./argument-errors.js";
 
 export interface ListedTool {
   name: string;
@@ -93,16 +95,28 @@ export function fieldErrors(error: z.ZodError): FieldError[] {
 }
 
 export function invalidArguments(toolName: string, error: z.ZodError): DomainError {
-  const errors = fieldErrors(error);
+  return argumentError(toolName, fieldErrors(error));
+}
+
+function argumentError(toolName: string, errors: FieldError[]): DomainError {
   const list = errors.map((e) => `${e.field}: ${e.message}`).join("; ");
   return DomainError.invalid(`Invalid arguments for ${toolName}: ${list}`, errors);
 }
 
-/** Validates arguments against the tool's schema; throws a DomainError naming each bad field. */
+/**
+ * Validates arguments against the tool's schema; throws a DomainError naming each bad field. Before the
+ * schema: arguments the tool does not take (with a did-you-mean, item 13) and text that cannot be stored
+ * as sent (NUL, lone surrogates: item 5), for every string of every tool, nested ones included.
+ */
 export function parseToolInput<Ctx extends BaseContext>(tool: CompiledTool<Ctx>, args: unknown): unknown {
-  const parsed = tool.def.input.safeParse(args ?? {});
-  if (!parsed.success) throw invalidArguments(tool.def.name, parsed.error);
-  return parsed.data;
+  const input = args ?? {};
+  const early = [...unknownArguments(tool.def.input, input), ...unstorableText(input)];
+  const parsed = tool.def.input.safeParse(input);
+  if (early.length === 0 && parsed.success) return parsed.data;
+  // A field already refused for its characters or its name is not listed again for its format.
+  const named = new Set(early.map((e) => e.field));
+  const rest = parsed.success ? [] : fieldErrors(parsed.error).filter((e) => !named.has(e.field));
+  throw argumentError(tool.def.name, [...early, ...rest]);
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

@@ -19,6 +19,7 @@ import {
 } from "./compile.js";
 import {
   matchResource,
+  type Operation,
   type OperationObserver,
   observeUnknown,
   referenceOf,
@@ -72,8 +73,8 @@ export function errorReply(
 export interface JsonRpcOptions<Ctx extends BaseContext> {
   compiled: CompiledRegistry<Ctx>;
   serverInfo: { name: string; version: string };
-  /** Builds the handler context (the caller, the database) for this request. */
-  context(base: BaseContext): Ctx;
+  /** Builds the handler context (the caller, the database) for this request; `op`: see McpServerConfig. */
+  context(base: BaseContext, op?: Operation): Ctx;
   /** The request id: returned as `data.correlation_id` on internal errors so a log line can be found. */
   correlationId: string;
   signal?: AbortSignal;
@@ -149,7 +150,7 @@ type Params = Record<string, unknown>;
 interface Call<Ctx extends BaseContext> {
   params: Params;
   options: JsonRpcOptions<Ctx>;
-  makeContext(): Ctx;
+  makeContext(op?: Operation): Ctx;
 }
 
 type Method<Ctx extends BaseContext> = (call: Call<Ctx>) => Promise<unknown> | unknown;
@@ -260,8 +261,8 @@ const methods: Record<string, Method<BaseContext>> = {
         },
       );
     }
-    const outcome = await runOperation(options.observe, "tools/call", name, args, async () => {
-      const output = await tool.def.handler(parseToolInput(tool, args), makeContext());
+    const outcome = await runOperation(options.observe, "tools/call", name, args, async (op) => {
+      const output = await tool.def.handler(parseToolInput(tool, args), makeContext(op));
       // The entity itself goes to the observer (its reference_id is the audit target), not to the client.
       return Object.assign(renderSuccess(tool, output), { reference_id: referenceOf(args, output) });
     });
@@ -294,7 +295,7 @@ const methods: Record<string, Method<BaseContext>> = {
         "resources/read",
         uri,
         undefined,
-        async () => ({ contents: await resource.read(vars, uri, makeContext()) }),
+        async (op) => ({ contents: await resource.read(vars, uri, makeContext(op)) }),
         uri,
       );
       return unwrap(outcome, options, `resources/read ${uri}`);
@@ -346,8 +347,8 @@ const methods: Record<string, Method<BaseContext>> = {
       });
       return unwrap(outcome, options, `prompts/get ${name}`);
     }
-    const outcome = await runOperation(options.observe, "prompts/get", name, args, () =>
-      prompt.get(args, makeContext()),
+    const outcome = await runOperation(options.observe, "prompts/get", name, args, (op) =>
+      prompt.get(args, makeContext(op)),
     );
     return unwrap(outcome, options, `prompts/get ${name}`);
   },
@@ -466,7 +467,7 @@ export async function dispatchJsonRpc<Ctx extends BaseContext>(
   const call: Call<BaseContext> = {
     params,
     options: options as unknown as JsonRpcOptions<BaseContext>,
-    makeContext: () => options.context(base),
+    makeContext: (op) => options.context(base, op),
   };
 
   if (!hasId) {

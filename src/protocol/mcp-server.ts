@@ -34,6 +34,7 @@ import {
 } from "./compile.js";
 import {
   matchResource,
+  type Operation,
   type OperationObserver,
   observeUnknown,
   referenceOf,
@@ -46,8 +47,11 @@ export interface McpServerConfig<Ctx extends BaseContext> {
   name: string;
   version: string;
   compiled: CompiledRegistry<Ctx>;
-  /** Builds the handler context for one request from the SDK's per-request data. */
-  context(base: BaseContext): Ctx;
+  /**
+   * Builds the handler context for one request from the SDK's per-request data; `op` is the operation it
+   * serves (absent for listings), so a face can audit a write inside the write's transaction.
+   */
+  context(base: BaseContext, op?: Operation): Ctx;
   /** Called for every failure that is not a DomainError (logged by the face; the model sees a generic text). */
   onInternalError?(error: unknown, where: string): string | undefined;
   /** Told once about every tools/call, resources/read and prompts/get, whatever the outcome (audit). */
@@ -193,7 +197,8 @@ export function createMcpServer<Ctx extends BaseContext>(config: McpServerConfig
     threshold.level = request.params.level;
     return {};
   });
-  const context = (extra: unknown): Ctx => config.context(baseContext(extra as Extra, threshold));
+  const context = (extra: unknown, op?: Operation): Ctx =>
+    config.context(baseContext(extra as Extra, threshold), op);
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: compiled.toolList }) as never);
 
@@ -210,9 +215,9 @@ export function createMcpServer<Ctx extends BaseContext>(config: McpServerConfig
       };
     }
     const args = request.params.arguments;
-    const outcome = await runOperation(config.observe, "tools/call", tool.def.name, args, async () => {
+    const outcome = await runOperation(config.observe, "tools/call", tool.def.name, args, async (op) => {
       const input = parseToolInput(tool, args);
-      const ctx = context(extra);
+      const ctx = context(extra, op);
       const output = await tool.def.handler(input, ctx);
       // reference_id is only for the observer (the audit target of a create); the client gets `rendered`.
       return { rendered: renderSuccess(tool, output), reference_id: referenceOf(args, output) };
@@ -257,8 +262,8 @@ export function createMcpServer<Ctx extends BaseContext>(config: McpServerConfig
           "resources/read",
           uri,
           undefined,
-          async () => {
-            const ctx = context(extra);
+          async (op) => {
+            const ctx = context(extra, op);
             return { contents: await resource.read(params, uri, ctx) };
           },
           uri,
@@ -290,7 +295,7 @@ export function createMcpServer<Ctx extends BaseContext>(config: McpServerConfig
         });
       }
       const args = request.params.arguments ?? {};
-      const outcome = await runOperation(config.observe, "prompts/get", prompt.name, args, async () => {
+      const outcome = await runOperation(config.observe, "prompts/get", prompt.name, args, async (op) => {
         const missing = prompt.arguments.filter((a) => a.required && !args[a.name]).map((a) => a.name);
         if (missing.length > 0) {
           throw DomainError.invalid(
@@ -298,7 +303,7 @@ export function createMcpServer<Ctx extends BaseContext>(config: McpServerConfig
             missing.map((field) => ({ field, message: "required" })),
           );
         }
-        const ctx = context(extra);
+        const ctx = context(extra, op);
         return await prompt.get(args, ctx);
       });
       if (outcome.ok) return outcome.value;

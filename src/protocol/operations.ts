@@ -19,6 +19,31 @@ export interface OperationEvent {
   /** A DomainErrorCode, `unknown_tool`, `unknown_prompt`, or `internal`. */
   errorCode?: string;
   durationMs: number;
+  /**
+   * The face already committed this operation's audit row inside its write transaction (see
+   * `Operation.recorded`): an observer that writes rows must not write a second one.
+   */
+  recorded?: true;
+}
+
+/**
+ * One running operation, handed to the handler context's factory so a face can tie the operation's audit
+ * row to its write transaction (issue item 7: an acknowledged write never lacks its row).
+ */
+export interface Operation {
+  method: OperationMethod;
+  target: string;
+  args: unknown;
+  uri?: string;
+  /** `performance.now()` at the start (the row's duration is measured from here). */
+  startedAt: number;
+  /** Set once the operation's audit row has committed together with a write of the handler. */
+  recorded: boolean;
+}
+
+/** Milliseconds since the operation started, rounded. */
+export function elapsedMs(op: Operation): number {
+  return Math.round(performance.now() - op.startedAt);
 }
 
 /** Must not throw: it runs inside the request (an audit sink catches and logs its own failures). */
@@ -97,10 +122,17 @@ export async function runOperation<T>(
   method: OperationMethod,
   target: string,
   args: unknown,
-  fn: () => Promise<T> | T,
+  fn: (op: Operation) => Promise<T> | T,
   uri?: string,
 ): Promise<Outcome<T>> {
-  const started = performance.now();
+  const op: Operation = {
+    method,
+    target,
+    args,
+    ...(uri === undefined ? {} : { uri }),
+    startedAt: performance.now(),
+    recorded: false,
+  };
   const report = (outcome: "ok" | "error", referenceId: string | undefined, errorCode?: string) =>
     observe?.({
       method,
@@ -108,10 +140,11 @@ export async function runOperation<T>(
       outcome,
       ...(referenceId === undefined ? {} : { referenceId }),
       ...(errorCode === undefined ? {} : { errorCode }),
-      durationMs: Math.round(performance.now() - started),
+      durationMs: elapsedMs(op),
+      ...(op.recorded ? { recorded: true as const } : {}),
     });
   try {
-    const value = await fn();
+    const value = await fn(op);
     report("ok", referenceOf(args, value, uri));
     return { ok: true, value };
   } catch (error) {

@@ -169,12 +169,20 @@ export function argumentsFor(
   const fields = props.map(([name, prop]) =>
     fc.option(valueFor(prop, foreignIds), { nil: undefined, freq: 4 }).map((v) => [name, v] as const),
   );
-  const extras = fc.array(
-    fc.tuple(
-      fc.oneof(fc.constantFrom(...POISON_KEYS), fc.string({ maxLength: 12 })),
-      fc.oneof(fc.constant({ polluted: true, workspace_id: 1, role: "admin" }), wrongType(foreignIds)),
-    ),
-    { maxLength: 3 },
+  // Tool inputs are strict (an unknown argument is refused before the handler runs), so most bodies carry
+  // none: they are the ones that reach the handlers and their SQL.
+  const extras = fc.oneof(
+    { weight: 4, arbitrary: fc.constant<[string, unknown][]>([]) },
+    {
+      weight: 1,
+      arbitrary: fc.array(
+        fc.tuple(
+          fc.oneof(fc.constantFrom(...POISON_KEYS), fc.string({ maxLength: 12 })),
+          fc.oneof(fc.constant({ polluted: true, workspace_id: 1, role: "admin" }), wrongType(foreignIds)),
+        ),
+        { minLength: 1, maxLength: 3 },
+      ),
+    },
   );
   return fc.tuple(fc.tuple(...fields), extras).map(([pairs, extra]) => {
     const out: Record<string, unknown> = {};

@@ -1,0 +1,44 @@
+/**
+ * Issue item 7: the audit row of a write commits in the write's own transaction. A crash used to lose the
+ * rows still waiting in the batched queue (up to its 50 ms), so an acknowledged write could have no row.
+ *
+ * Handlers need not know: the database a tool handler receives writes the operation's row (outcome ok) at
+ * the end of its first `write(fn)` transaction, so the row and the write commit or roll back together. A
+ * write that fails rolls back, row included, and the failure is audited through the queue like any read;
+ * the observer skips operations whose row already committed (`Operation.recorded`), so every call has
+ * exactly one row.
+ */
+import { type AuditEventInput, recordAudit } from "../db/audit.repo.js";
+import type { Database } from "../db/database.js";
+import { elapsedMs, type Operation, referenceOf } from "../protocol/operations.js";
+
+/**
+ * `database` with a `write` that also inserts `op`'s audit row (built by `row` from the write's result)
+ * inside the transaction. Only the first committed write of the operation carries the row.
+ */
+export function auditedDatabase(
+  database: Database,
+  op: Operation,
+  row: (event: Pick<AuditEventInput, "referenceId" | "durationMs">) => AuditEventInput,
+): Database {
+  return {
+    db: database.db,
+    client: database.client,
+    read: (fn) => database.read(fn),
+    ping: () => database.ping(),
+    close: () => database.close(),
+    async write(fn) {
+      if (op.recorded) return database.write(fn);
+      const value = await database.write(async (tx) => {
+        const result = await fn(tx);
+        await recordAudit(
+          tx,
+          row({ referenceId: referenceOf(op.args, result, op.uri) ?? null, durationMs: elapsedMs(op) }),
+        );
+        return result;
+      });
+      op.recorded = true;
+      return value;
+    },
+  };
+}

@@ -8,6 +8,7 @@ import { acceptanceCriteriaTools } from "./acceptance-criteria.tools.js";
 import type { HostedContext } from "./context.js";
 import { docsetResources } from "./docsets.resources.js";
 import { docsetTools } from "./docsets.tools.js";
+import { deleteTools } from "./deletes.tools.js";
 import { epicTools } from "./epics.tools.js";
 import { HOSTED_INSTRUCTIONS } from "./instructions.js";
 import { hostedPrompts } from "./prompts.js";
@@ -31,6 +32,7 @@ export const hostedRegistry: Registry<HostedContext> = {
     ...requirementTools,
     ...acceptanceCriteriaTools,
     ...relationshipTools,
+    ...deleteTools,
     ...typeTools,
     ...docsetTools,
   ],

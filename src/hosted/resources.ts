@@ -5,6 +5,7 @@
 import { DomainError } from "../core/errors.js";
 import { normalizeReference } from "../core/references.js";
 import type { ResourceContent, ResourceDef } from "../core/registry.js";
+import { getAcceptanceCriterion } from "../db/acceptance-criteria.repo.js";
 import { getEpic, listEpics } from "../db/epics.repo.js";
 import { epicHierarchy, userStoryTree } from "../db/hierarchy.repo.js";
 import { relationshipsOfRequirement } from "../db/relationships.repo.js";
@@ -12,7 +13,13 @@ import { listRelationshipTypes, listRequirementTypes } from "../db/requirement-t
 import { getRequirement, requirementsOfUserStories } from "../db/requirements.repo.js";
 import { requireUserStoryRow } from "../db/user-stories.repo.js";
 import type { HostedContext } from "./context.js";
-import { epicMarkdown, epicTreeMarkdown, requirementMarkdown, userStoryMarkdown } from "./markdown.js";
+import {
+  criterionMarkdown,
+  epicMarkdown,
+  epicTreeMarkdown,
+  requirementMarkdown,
+  userStoryMarkdown,
+} from "./markdown.js";
 import { renderUserStoryRequirements } from "./user-story-requirements.tool.js";
 
 const MARKDOWN = "text/markdown";
@@ -164,6 +171,22 @@ export const requirementRelationshipsResource = entityResource(
   },
 );
 
+export const acceptanceCriterionResource = entityResource(
+  "acceptance-criteria",
+  "",
+  "AC",
+  {
+    variable: "acceptance_criteria_id",
+    name: "acceptance-criterion",
+    title: "Acceptance criterion",
+    description:
+      "An acceptance criterion as markdown: its user story, creator, dates and the condition itself.",
+    mimeType: MARKDOWN,
+  },
+  async (id, ctx) =>
+    criterionMarkdown(await ctx.database.read((db) => getAcceptanceCriterion(db, ctx.auth.workspaceId, id))),
+);
+
 const TYPES_URI = "requirements://requirements-types";
 
 /** Criterion 1.9 of the user-story spec: type names shown by tools are the names listed here. */
@@ -208,5 +231,6 @@ export const hostedResources: ResourceDef<HostedContext>[] = [
   userStoryRequirementsResource,
   requirementResource,
   requirementRelationshipsResource,
+  acceptanceCriterionResource,
   requirementTypesResource,
 ];

@@ -31,7 +31,7 @@ export interface EpicTree extends Epic {
 export interface PageBudget {
   limit: number;
   maxBytes: number;
-  size(item: UserStory | Requirement | AcceptanceCriterion): number;
+  size(item: Epic | UserStory | Requirement | AcceptanceCriterion): number;
 }
 
 export type Paged<T> = T & { next_cursor?: string };
@@ -53,8 +53,8 @@ class Filler {
     this.bytes += size;
     return true;
   }
-  /** A story repeated at the top of a continued page: its bytes count, it is not an item. */
-  carry(item: UserStory): void {
+  /** The epic or story a page is about (or a story continued from the last page): bytes, not an item. */
+  carry(item: Epic | UserStory): void {
     this.bytes += this.budget.size(item);
   }
 }
@@ -143,6 +143,7 @@ export async function epicHierarchyPage(
   const pos = decodeCursor(tag, cursor, isEpicPos);
   const epic = await requireEpicRow(ex, workspaceId, epicReference);
   const page = new Filler(budget);
+  page.carry(toEpic(epic));
   const stories: StoryTree[] = [];
   const done = (next?: EpicPos): Paged<EpicTree> => ({
     ...toEpic(epic),

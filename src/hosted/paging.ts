@@ -5,14 +5,14 @@
  * MAX_RESPONSE_BYTES; its cursor (the same opaque codec as every list) then continues it.
  */
 import { z } from "zod";
-import type { AcceptanceCriterion, Requirement, UserStory } from "../core/domain.js";
+import type { AcceptanceCriterion, Epic, Requirement, UserStory } from "../core/domain.js";
 import type { PageBudget } from "../db/hierarchy.repo.js";
 
 /** Most bytes one answer may carry on the wire (text and structured content together). */
 export const MAX_RESPONSE_BYTES = 1_048_576;
 
-/** Room kept for what is not an item: the envelope, the epic or story at the top, the next-page line. */
-const HEADROOM = 64 * 1024;
+/** Room kept for what no budget measures: the envelope, the next-page line, the header text. */
+const HEADROOM = 32 * 1024;
 
 export const DEFAULT_PAGE_ITEMS = 200;
 export const MAX_PAGE_ITEMS = 1000;
@@ -31,17 +31,18 @@ export const pageLimit = () =>
 const encoder = new TextEncoder();
 const utf8 = (text: string) => encoder.encode(text).length;
 
-/** Characters JSON escapes (each costs at least one byte more once the text is inside a JSON string). */
+/** Bytes JSON escaping adds to `text` inside a JSON string: `\"`, `\\`, `\n` add one; `\u0001` adds five. */
 function escapes(text: string): number {
   let n = 0;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    if (c === 34 || c === 92 || c < 32) n++;
+    if (c === 34 || c === 92 || c === 8 || c === 9 || c === 10 || c === 12 || c === 13) n++;
+    else if (c < 32) n += 5;
   }
   return n;
 }
 
-type Item = UserStory | Requirement | AcceptanceCriterion;
+type Item = Epic | UserStory | Requirement | AcceptanceCriterion;
 
 /**
  * What an item adds to a tool answer rendered as pretty JSON text plus the same object as structured

@@ -230,6 +230,61 @@ describe("get_user_story and epic_hierarchy", () => {
   }, 120_000);
 });
 
+describe("small pages walk a small epic exactly like one big page", () => {
+  test.each([1, 2, 3, 5])("limit %i", async (limit) => {
+    // EP-002: a story with two requirements and a criterion, an empty story, a story with one criterion.
+    if (
+      !(await rpc(t, "tools/call", { name: "get_epic", arguments: { epic_id: "EP-002" } })).body.result
+        ?.structuredContent
+    ) {
+      await tool("create_epic", { title: "Small epic" });
+      await tool("create_user_story", { epic_id: "EP-002", title: "A" });
+      await tool("create_requirement", {
+        user_story_id: "US-003",
+        title: "a1",
+        type: "Functional",
+        priority: 2,
+      });
+      await tool("create_requirement", {
+        user_story_id: "US-003",
+        title: "a2",
+        type: "Functional",
+        priority: 1,
+      });
+      await tool("create_acceptance_criteria", { user_story_id: "US-003", description: "a criterion" });
+      await tool("create_user_story", { epic_id: "EP-002", title: "B" });
+      await tool("create_user_story", { epic_id: "EP-002", title: "C" });
+      await tool("create_acceptance_criteria", { user_story_id: "US-005", description: "c criterion" });
+    }
+    const flatten = (stories: Story[]) =>
+      stories.flatMap((s) => [
+        s.reference_id,
+        ...s.requirements.map((r) => r.reference_id),
+        ...s.acceptance_criteria.map((c) => c.reference_id),
+      ]);
+    const whole = (await tool("epic_hierarchy", { epic_id: "EP-002" })).body.result.structuredContent;
+    expect(whole.next_cursor).toBeUndefined();
+    const expectedWalk = flatten(whole.user_stories);
+    expect(expectedWalk).toEqual(["US-003", "REQ-3003", "REQ-3002", "AC-041", "US-004", "US-005", "AC-042"]);
+    const walked: string[] = [];
+    let cursor: string | undefined;
+    let pages = 0;
+    do {
+      const out = (await tool("epic_hierarchy", { epic_id: "EP-002", limit, ...(cursor ? { cursor } : {}) }))
+        .body.result.structuredContent as { user_stories: Story[]; next_cursor?: string };
+      for (const id of flatten(out.user_stories)) {
+        // A story continued from the last page is shown again at the top: count it once.
+        if (id.startsWith("US-") && walked.includes(id)) continue;
+        walked.push(id);
+      }
+      cursor = out.next_cursor;
+      pages++;
+      expect(pages).toBeLessThan(20);
+    } while (cursor);
+    expect(walked).toEqual(expectedWalk);
+  });
+});
+
 describe("resources and prompts of the same data are bounded", () => {
   test("user-story://…/requirements is the first page and says which call gets the rest", async () => {
     const a = await rpc(t, "resources/read", { uri: "user-story://US-001/requirements" });

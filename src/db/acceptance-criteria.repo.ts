@@ -1,7 +1,7 @@
 /**
  * Acceptance criteria (AC-001): the testable conditions of a user story. Scoped by workspace.
  */
-import { and, asc, eq, gt, inArray } from "drizzle-orm";
+import { and, asc, eq, gt } from "drizzle-orm";
 import type { AcceptanceCriterion } from "../core/domain.js";
 import { DomainError } from "../core/errors.js";
 import { nextReference } from "./counters.repo.js";

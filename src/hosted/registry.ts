@@ -6,9 +6,9 @@
 import type { Registry } from "../core/registry.js";
 import { acceptanceCriteriaTools } from "./acceptance-criteria.tools.js";
 import type { HostedContext } from "./context.js";
+import { deleteTools } from "./deletes.tools.js";
 import { docsetResources } from "./docsets.resources.js";
 import { docsetTools } from "./docsets.tools.js";
-import { deleteTools } from "./deletes.tools.js";
 import { epicTools } from "./epics.tools.js";
 import { HOSTED_INSTRUCTIONS } from "./instructions.js";
 import { hostedPrompts } from "./prompts.js";

@@ -1,7 +1,7 @@
 /**
  * Acceptance criteria (AC-001): the testable conditions of a user story. Scoped by workspace.
  */
-import { and, asc, eq, inArray } from "drizzle-orm";
+import { and, asc, eq, gt } from "drizzle-orm";
 import type { AcceptanceCriterion } from "../core/domain.js";
 import { DomainError } from "../core/errors.js";
 import { nextReference } from "./counters.repo.js";
@@ -124,20 +124,23 @@ export async function updateAcceptanceCriterion(
   return getAcceptanceCriterion(tx, workspaceId, referenceId);
 }
 
-/** Criteria of the given stories, in creation order. */
-export async function criteriaOfUserStories(
+/** Up to `limit` criteria of one story with a row id above `afterId`, in creation order (the id is the key). */
+export async function criteriaOfUserStoryAfter(
   ex: Executor,
   workspaceId: number,
-  storyRowIds: number[],
-): Promise<AcceptanceCriterion[]> {
-  if (storyRowIds.length === 0) return [];
+  storyRowId: number,
+  afterId: number,
+  limit: number,
+): Promise<{ item: AcceptanceCriterion; key: number }[]> {
   const rows = await select(ex)
     .where(
       and(
         inWorkspace(acceptanceCriteria.workspaceId, workspaceId, true),
-        inArray(acceptanceCriteria.userStoryId, storyRowIds),
+        eq(acceptanceCriteria.userStoryId, storyRowId),
+        gt(acceptanceCriteria.id, afterId),
       ),
     )
-    .orderBy(asc(acceptanceCriteria.id));
-  return rows.map(toCriterion);
+    .orderBy(asc(acceptanceCriteria.id))
+    .limit(limit);
+  return rows.map((r) => ({ item: toCriterion(r), key: r.id }));
 }

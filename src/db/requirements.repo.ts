@@ -2,7 +2,7 @@
  * Requirements (REQ-001): belong to a user story; carry a type (by name), status, priority, creator and
  * optional assignee. Scoped by workspace.
  */
-import { and, asc, desc, eq, gt, inArray } from "drizzle-orm";
+import { and, asc, count, desc, eq, gt, or, type SQL, sql } from "drizzle-orm";
 import type { EntityPatch, Requirement, RequirementStatus } from "../core/domain.js";
 import { DomainError } from "../core/errors.js";
 import type { Executor, Tx } from "./database.js";
@@ -207,23 +207,69 @@ export async function listRequirements(
 }
 
 /**
- * Requirements of the given stories, most important first: priority ascending, then newest first
- * (created_at descending), ties broken by the later insert first (id descending) so the order is total
- * and repeatable (user-story spec, criteria 1.6 and 3.3).
+ * A requirement's place in its story's order (priority ascending, created_at descending, id descending):
+ * the keyset of paged story reads. The id makes it total, so a page boundary inside a run of equal
+ * priorities and dates neither skips nor repeats.
  */
-export async function requirementsOfUserStories(
+export type RequirementKey = [priority: number, createdAt: string, id: number];
+
+export const isRequirementKey = (k: unknown): k is RequirementKey =>
+  Array.isArray(k) &&
+  k.length === 3 &&
+  typeof k[0] === "number" &&
+  typeof k[1] === "string" &&
+  isPositiveInt(k[2]);
+
+/** Rows strictly after `key` in the story order. */
+function afterKey([priority, createdAt, id]: RequirementKey): SQL | undefined {
+  return or(
+    gt(requirements.priority, priority),
+    and(eq(requirements.priority, priority), sql`${requirements.createdAt} < ${createdAt}`),
+    and(
+      eq(requirements.priority, priority),
+      eq(requirements.createdAt, createdAt),
+      sql`${requirements.id} < ${id}`,
+    ),
+  );
+}
+
+/** Up to `limit` requirements of one story after `after` (from the start without it), in the story order. */
+export async function requirementsOfUserStoryAfter(
   ex: Executor,
   workspaceId: number,
-  storyRowIds: number[],
-): Promise<Requirement[]> {
-  if (storyRowIds.length === 0) return [];
+  storyRowId: number,
+  after: RequirementKey | undefined,
+  limit: number,
+): Promise<{ item: Requirement; key: RequirementKey }[]> {
   const rows = await select(ex)
     .where(
       and(
         inWorkspace(requirements.workspaceId, workspaceId, true),
-        inArray(requirements.userStoryId, storyRowIds),
+        eq(requirements.userStoryId, storyRowId),
+        after ? afterKey(after) : undefined,
       ),
     )
-    .orderBy(asc(requirements.priority), desc(requirements.createdAt), desc(requirements.id));
-  return rows.map(toRequirement);
+    .orderBy(asc(requirements.priority), desc(requirements.createdAt), desc(requirements.id))
+    .limit(limit);
+  return rows.map((r) => ({ item: toRequirement(r), key: [r.priority, r.created_at, r.id] }));
+}
+
+/** How many requirements the story has (after `after`, when given). */
+export async function countRequirementsOfUserStory(
+  ex: Executor,
+  workspaceId: number,
+  storyRowId: number,
+  after?: RequirementKey,
+): Promise<number> {
+  const rows = await ex
+    .select({ n: count() })
+    .from(requirements)
+    .where(
+      and(
+        inWorkspace(requirements.workspaceId, workspaceId, true),
+        eq(requirements.userStoryId, storyRowId),
+        after ? afterKey(after) : undefined,
+      ),
+    );
+  return rows[0]?.n ?? 0;
 }

@@ -189,14 +189,23 @@ export async function listUserStories(
   return pageOf(rows, filter.limit, toUserStory, (r) => r.id, tag);
 }
 
-/** Every story of an epic (for the hierarchy), in creation order, with its internal id. */
-export async function userStoriesOfEpic(
+/** Up to `limit` stories of an epic with a row id above `afterId`, in creation order, with their row ids. */
+export async function userStoriesOfEpicAfter(
   ex: Executor,
   workspaceId: number,
   epicRowId: number,
+  afterId: number,
+  limit: number,
 ): Promise<(UserStory & { id: number })[]> {
   const rows = await select(ex)
-    .where(and(inWorkspace(userStories.workspaceId, workspaceId, true), eq(userStories.epicId, epicRowId)))
-    .orderBy(asc(userStories.id));
+    .where(
+      and(
+        inWorkspace(userStories.workspaceId, workspaceId, true),
+        eq(userStories.epicId, epicRowId),
+        gt(userStories.id, afterId),
+      ),
+    )
+    .orderBy(asc(userStories.id))
+    .limit(limit);
   return rows.map((row) => ({ ...toUserStory(row), id: row.id }));
 }

@@ -1,8 +1,9 @@
 /** Epics: create, update, read, list, and the whole tree under one epic. */
 import { z } from "zod";
 import { createEpic, getEpic, listEpics, updateEpic } from "../db/epics.repo.js";
-import { epicHierarchy } from "../db/hierarchy.repo.js";
+import { epicHierarchyPage } from "../db/hierarchy.repo.js";
 import { actor, CREATE, hostedTool, READ, requireChanges, UPDATE } from "./access.js";
+import { pageLimit, toolBudget } from "./paging.js";
 import {
   cursor,
   entityStatus,
@@ -70,11 +71,18 @@ export const epicHierarchyTool = hostedTool({
   name: "epic_hierarchy",
   title: "Epic hierarchy",
   description:
-    "Read an epic with everything under it: its user stories, and for each story its requirements (most important first) and acceptance criteria. Use it to understand a feature area before planning or coding; cite the reference ids you rely on.",
-  input: z.object({ epic_id: epicId() }),
-  output: epicOutput.extend({ user_stories: z.array(storyTreeOutput) }),
+    "Read an epic with everything under it: its user stories, and for each story its requirements (most important first) and acceptance criteria. Use it to understand a feature area before planning or coding; cite the reference ids you rely on. A large epic comes in pages (limit counts stories, requirements and criteria): when next_cursor is present, call again with it as cursor; a story cut by a page boundary appears again at the top of the next page with the rest of its items.",
+  input: z.object({ epic_id: epicId(), limit: pageLimit(), cursor: cursor().optional() }),
+  output: epicOutput.extend({
+    user_stories: z.array(storyTreeOutput),
+    next_cursor: z
+      .string()
+      .optional()
+      .describe("Present when more of the epic follows: pass it as cursor to get it."),
+  }),
   annotations: READ,
-  handler: ({ epic_id }, ctx) => ctx.database.read((db) => epicHierarchy(db, ctx.auth.workspaceId, epic_id)),
+  handler: ({ epic_id, limit, cursor: after }, ctx) =>
+    ctx.database.read((db) => epicHierarchyPage(db, ctx.auth.workspaceId, epic_id, toolBudget(limit), after)),
 });
 
 export const epicTools = [createEpicTool, updateEpicTool, getEpicTool, listEpicsTool, epicHierarchyTool];

@@ -33,7 +33,7 @@ ${body(e.description)}
 `;
 }
 
-/** A story's facts and text; with its acceptance criteria when given (they have no resource of their own). */
+/** A story's facts and text; with its acceptance criteria when given. */
 export function userStoryMarkdown(s: UserStory, criteria?: AcceptanceCriterion[]): string {
   const list =
     criteria === undefined
@@ -82,6 +82,20 @@ ${facts([
 
 ${body(r.description)}
 ${links}`;
+}
+
+export function criterionMarkdown(c: AcceptanceCriterion): string {
+  return `# ${c.reference_id}: ${c.title}
+
+${facts([
+  ["User story", c.user_story_id],
+  ["Creator", who(c.creator_username)],
+  ["Created", c.created_at],
+  ["Updated", c.updated_at],
+])}
+
+${body(c.description)}
+`;
 }
 
 function requirementLine(r: Requirement): string {

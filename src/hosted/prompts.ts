@@ -5,12 +5,13 @@
 import type { z } from "zod";
 import { DomainError } from "../core/errors.js";
 import type { PromptDef, PromptMessage } from "../core/registry.js";
-import { epicHierarchy, userStoryTree } from "../db/hierarchy.repo.js";
+import { epicHierarchyPage, userStoryPage } from "../db/hierarchy.repo.js";
 import { relationshipsOfRequirement } from "../db/relationships.repo.js";
 import { listRequirementTypes } from "../db/requirement-types.repo.js";
 import { getRequirement } from "../db/requirements.repo.js";
 import type { HostedContext } from "./context.js";
 import { epicTreeMarkdown, requirementMarkdown, storyTreeMarkdown } from "./markdown.js";
+import { PROMPT_BUDGET } from "./paging.js";
 import { epicId, requirementId, userStoryId } from "./schemas.js";
 
 /** Validates one prompt argument with the same schema the tools use; invalid_input naming it otherwise. */
@@ -35,14 +36,26 @@ function requirementContext(ctx: HostedContext, id: string): Promise<string> {
   );
 }
 
-/** A user story with its requirements and acceptance criteria, as Markdown. */
+// Issue item 8: a prompt carries at most one bounded page of a story or epic, and says where the rest is.
+
+/** A user story with (a first page of) its requirements and acceptance criteria, as Markdown. */
 async function storyContext(ctx: HostedContext, id: string): Promise<string> {
-  return storyTreeMarkdown(await ctx.database.read((db) => userStoryTree(db, ctx.auth.workspaceId, id)));
+  const page = await ctx.database.read((db) => userStoryPage(db, ctx.auth.workspaceId, id, PROMPT_BUDGET));
+  const rest = page.next_cursor
+    ? `\n(Only the first part of ${id} fits here. Read the rest with get_user_story, user_story_id ${id}, cursor "${page.next_cursor}", before you rely on it being complete.)\n`
+    : "";
+  return `${storyTreeMarkdown(page)}${rest}`;
 }
 
-/** An epic with everything under it, as Markdown. */
+/** An epic with (a first page of) everything under it, as Markdown. */
 async function epicContext(ctx: HostedContext, id: string): Promise<string> {
-  return epicTreeMarkdown(await ctx.database.read((db) => epicHierarchy(db, ctx.auth.workspaceId, id)));
+  const page = await ctx.database.read((db) =>
+    epicHierarchyPage(db, ctx.auth.workspaceId, id, PROMPT_BUDGET),
+  );
+  const rest = page.next_cursor
+    ? `\n(Only the first part of ${id} fits here. Read the rest with epic_hierarchy, epic_id ${id}, cursor "${page.next_cursor}", before you rely on it being complete.)\n`
+    : "";
+  return `${epicTreeMarkdown(page)}${rest}`;
 }
 
 export const analyzeRequirementQuality: PromptDef<HostedContext> = {

@@ -6,6 +6,7 @@
 import type { Registry } from "../core/registry.js";
 import { acceptanceCriteriaTools } from "./acceptance-criteria.tools.js";
 import type { HostedContext } from "./context.js";
+import { deleteTools } from "./deletes.tools.js";
 import { docsetResources } from "./docsets.resources.js";
 import { docsetTools } from "./docsets.tools.js";
 import { epicTools } from "./epics.tools.js";
@@ -31,6 +32,7 @@ export const hostedRegistry: Registry<HostedContext> = {
     ...requirementTools,
     ...acceptanceCriteriaTools,
     ...relationshipTools,
+    ...deleteTools,
     ...typeTools,
     ...docsetTools,
   ],

@@ -5,15 +5,23 @@
 import { DomainError } from "../core/errors.js";
 import { normalizeReference } from "../core/references.js";
 import type { ResourceContent, ResourceDef } from "../core/registry.js";
+import { getAcceptanceCriterion } from "../db/acceptance-criteria.repo.js";
 import { getEpic, listEpics } from "../db/epics.repo.js";
-import { epicHierarchy, userStoryTree } from "../db/hierarchy.repo.js";
+import { epicHierarchyPage, userStoryCriteriaPage } from "../db/hierarchy.repo.js";
 import { relationshipsOfRequirement } from "../db/relationships.repo.js";
 import { listRelationshipTypes, listRequirementTypes } from "../db/requirement-types.repo.js";
-import { getRequirement, requirementsOfUserStories } from "../db/requirements.repo.js";
+import { getRequirement } from "../db/requirements.repo.js";
 import { requireUserStoryRow } from "../db/user-stories.repo.js";
 import type { HostedContext } from "./context.js";
-import { epicMarkdown, epicTreeMarkdown, requirementMarkdown, userStoryMarkdown } from "./markdown.js";
-import { renderUserStoryRequirements } from "./user-story-requirements.tool.js";
+import {
+  criterionMarkdown,
+  epicMarkdown,
+  epicTreeMarkdown,
+  requirementMarkdown,
+  userStoryMarkdown,
+} from "./markdown.js";
+import { DEFAULT_PAGE_ITEMS, toolBudget } from "./paging.js";
+import { renderUserStoryRequirements, userStoryRequirementsPage } from "./user-story-requirements.tool.js";
 
 const MARKDOWN = "text/markdown";
 const JSON_TYPE = "application/json";
@@ -78,11 +86,20 @@ export const epicHierarchyResource = entityResource(
     variable: "epic_id",
     name: "epic-hierarchy",
     title: "Epic hierarchy",
-    description: "An epic with its user stories, their requirements and acceptance criteria, as markdown.",
+    description:
+      "An epic with its user stories, their requirements and acceptance criteria, as markdown. A large epic shows its first page and names the epic_hierarchy call for the rest.",
     mimeType: MARKDOWN,
   },
-  async (id, ctx) =>
-    epicTreeMarkdown(await ctx.database.read((db) => epicHierarchy(db, ctx.auth.workspaceId, id))),
+  async (id, ctx) => {
+    // Issue item 8: a resource has no cursor, so it is the first page plus the tool call for the rest.
+    const page = await ctx.database.read((db) =>
+      epicHierarchyPage(db, ctx.auth.workspaceId, id, toolBudget(DEFAULT_PAGE_ITEMS)),
+    );
+    const rest = page.next_cursor
+      ? `\n_This epic continues beyond this page: call epic_hierarchy with epic_id "${id}" and cursor "${page.next_cursor}" for the rest._\n`
+      : "";
+    return `${epicTreeMarkdown(page)}${rest}`;
+  },
 );
 
 export const userStoryResource = entityResource(
@@ -98,12 +115,13 @@ export const userStoryResource = entityResource(
     mimeType: MARKDOWN,
   },
   async (id, ctx) => {
-    const {
-      requirements: _requirements,
-      acceptance_criteria,
-      ...story
-    } = await ctx.database.read((db) => userStoryTree(db, ctx.auth.workspaceId, id));
-    return userStoryMarkdown(story, acceptance_criteria);
+    const { acceptance_criteria, more, ...story } = await ctx.database.read((db) =>
+      userStoryCriteriaPage(db, ctx.auth.workspaceId, id, toolBudget(DEFAULT_PAGE_ITEMS)),
+    );
+    const rest = more
+      ? `\n_More acceptance criteria follow: call get_user_story with user_story_id "${id}" and follow its next_cursor to read them all._\n`
+      : "";
+    return `${userStoryMarkdown(story, acceptance_criteria)}${rest}`;
   },
 );
 
@@ -116,14 +134,15 @@ export const userStoryRequirementsResource = entityResource(
     name: "user-story-requirements",
     title: "User story requirements",
     description:
-      "The requirements of a user story, most important first, in the same text as get_user_story_requirements.",
+      "The requirements of a user story, most important first, in the same text as get_user_story_requirements: its first page, whose last line names the call for the next one when there is more.",
     mimeType: "text/plain",
   },
   async (id, ctx) =>
     ctx.database.read(async (db) => {
       const story = await requireUserStoryRow(db, ctx.auth.workspaceId, id);
-      const requirements = await requirementsOfUserStories(db, ctx.auth.workspaceId, [story.id]);
-      return renderUserStoryRequirements({ user_story: id, count: requirements.length, requirements });
+      return renderUserStoryRequirements(
+        await userStoryRequirementsPage(db, ctx.auth.workspaceId, story, DEFAULT_PAGE_ITEMS),
+      );
     }),
 );
 
@@ -162,6 +181,22 @@ export const requirementRelationshipsResource = entityResource(
     const links = await ctx.database.read((db) => relationshipsOfRequirement(db, ctx.auth.workspaceId, id));
     return JSON.stringify({ requirement_id: id, ...links }, null, 2);
   },
+);
+
+export const acceptanceCriterionResource = entityResource(
+  "acceptance-criteria",
+  "",
+  "AC",
+  {
+    variable: "acceptance_criteria_id",
+    name: "acceptance-criterion",
+    title: "Acceptance criterion",
+    description:
+      "An acceptance criterion as markdown: its user story, creator, dates and the condition itself.",
+    mimeType: MARKDOWN,
+  },
+  async (id, ctx) =>
+    criterionMarkdown(await ctx.database.read((db) => getAcceptanceCriterion(db, ctx.auth.workspaceId, id))),
 );
 
 const TYPES_URI = "requirements://requirements-types";
@@ -208,5 +243,6 @@ export const hostedResources: ResourceDef<HostedContext>[] = [
   userStoryRequirementsResource,
   requirementResource,
   requirementRelationshipsResource,
+  acceptanceCriterionResource,
   requirementTypesResource,
 ];

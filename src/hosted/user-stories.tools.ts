@@ -1,8 +1,9 @@
 /** User stories: create, update, read (with requirements and criteria), list. */
 import { z } from "zod";
-import { userStoryTree } from "../db/hierarchy.repo.js";
+import { userStoryPage } from "../db/hierarchy.repo.js";
 import { createUserStory, listUserStories, updateUserStory } from "../db/user-stories.repo.js";
 import { actor, CREATE, hostedTool, READ, requireChanges, UPDATE } from "./access.js";
+import { pageLimit, toolBudget } from "./paging.js";
 import {
   cursor,
   entityStatus,
@@ -52,12 +53,19 @@ export const getUserStoryTool = hostedTool({
   name: "get_user_story",
   title: "Get user story",
   description:
-    "Read one user story by reference id (e.g. US-047) with its requirements (most important first) and its acceptance criteria. Use it before implementing the story; cite the REQ and AC ids your work satisfies.",
-  input: z.object({ user_story_id: userStoryId() }),
-  output: storyTreeOutput,
+    "Read one user story by reference id (e.g. US-047) with its requirements (most important first) and its acceptance criteria. Use it before implementing the story; cite the REQ and AC ids your work satisfies. A very large story comes in pages (requirements first, then criteria): when next_cursor is present, call again with it as cursor for the rest.",
+  input: z.object({ user_story_id: userStoryId(), limit: pageLimit(), cursor: cursor().optional() }),
+  output: storyTreeOutput.extend({
+    next_cursor: z
+      .string()
+      .optional()
+      .describe("Present when more requirements or criteria follow: pass it as cursor to get them."),
+  }),
   annotations: READ,
-  handler: ({ user_story_id }, ctx) =>
-    ctx.database.read((db) => userStoryTree(db, ctx.auth.workspaceId, user_story_id)),
+  handler: ({ user_story_id, limit, cursor: after }, ctx) =>
+    ctx.database.read((db) =>
+      userStoryPage(db, ctx.auth.workspaceId, user_story_id, toolBudget(limit), after),
+    ),
 });
 
 export const listUserStoriesTool = hostedTool({

@@ -15,7 +15,7 @@ import {
 import { addMemberOp, createWorkspaceOp, type OpContext } from "../../src/db/admin-ops.js";
 import { type Database, openDatabase } from "../../src/db/client.js";
 import { createEpic, getEpic, listEpics, updateEpic } from "../../src/db/epics.repo.js";
-import { epicHierarchy } from "../../src/db/hierarchy.repo.js";
+import { epicHierarchyPage } from "../../src/db/hierarchy.repo.js";
 import { migrateDatabase } from "../../src/db/migrate.js";
 import {
   createRelationship,
@@ -129,7 +129,8 @@ describe("workspace isolation", () => {
 
     // Reads from B.
     expect((await database.read((db) => getEpic(db, B, "EP-001"))).title).toBe("Alpha");
-    expect((await database.read((db) => epicHierarchy(db, B, "EP-001"))).user_stories).toEqual([]);
+    const page = { limit: 200, maxBytes: 1_000_000, size: () => 1 };
+    expect((await database.read((db) => epicHierarchyPage(db, B, "EP-001", page))).user_stories).toEqual([]);
     await expectNotFound(
       database.read((db) => getUserStory(db, B, "US-001")),
       "US-001",

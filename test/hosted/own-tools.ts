@@ -3,6 +3,7 @@
  * serves other areas, e.g. docsets, which test themselves). Tests here look at these, in listing order.
  */
 import { acceptanceCriteriaTools } from "../../src/hosted/acceptance-criteria.tools.js";
+import { deleteTools } from "../../src/hosted/deletes.tools.js";
 import { epicTools } from "../../src/hosted/epics.tools.js";
 import { relationshipTools } from "../../src/hosted/relationships.tools.js";
 import { requirementTools } from "../../src/hosted/requirements.tools.js";
@@ -21,6 +22,7 @@ export const OWN_TOOL_NAMES = new Set(
     ...requirementTools,
     ...acceptanceCriteriaTools,
     ...relationshipTools,
+    ...deleteTools,
     ...typeTools,
   ].map((t) => t.name),
 );
@@ -29,5 +31,5 @@ export const OWN_RESOURCE_TEMPLATES = new Set(hostedResources.map((r) => r.uriTe
 
 /** URIs of the requirements area (the schemes of its templates). */
 export function isOwnUri(uri: string): boolean {
-  return /^(epic|user-story|requirement|requirements):\/\//i.test(uri);
+  return /^(epic|user-story|requirement|requirements|acceptance-criteria):\/\//i.test(uri);
 }

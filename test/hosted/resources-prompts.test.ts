@@ -76,6 +76,7 @@ describe("resources", () => {
       "user-story://{user_story_id}/requirements",
       "requirement://{requirement_id}",
       "requirement://{requirement_id}/relationships",
+      "acceptance-criteria://{acceptance_criteria_id}",
       "requirements://requirements-types",
     ]);
     for (const t of resourceTemplates) {

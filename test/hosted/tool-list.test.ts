@@ -37,7 +37,7 @@ test("prompts and resource templates match the snapshot", async () => {
   );
 });
 
-test("the tool names are exactly the issue's, plus the type tools", async () => {
+test("the tool names are exactly the issue's, plus the type tools and the deletes (item 18)", async () => {
   const tools = (await client.listTools()).tools.filter((t) => OWN_TOOL_NAMES.has(t.name));
   expect(tools.map((t) => t.name).sort()).toEqual(
     [
@@ -59,6 +59,10 @@ test("the tool names are exactly the issue's, plus the type tools", async () => 
       "update_acceptance_criteria",
       "create_relationship",
       "delete_relationship",
+      "delete_epic",
+      "delete_user_story",
+      "delete_requirement",
+      "delete_acceptance_criteria",
       "search_global",
       "search_requirements",
       "list_requirement_types",

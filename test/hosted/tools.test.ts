@@ -439,6 +439,10 @@ describe("roles", () => {
         target_requirement_id: "REQ-002",
         relationship_type: "blocks",
       },
+      delete_epic: { epic_id: "EP-001", cascade: true },
+      delete_user_story: { user_story_id: "US-001", cascade: true },
+      delete_requirement: { requirement_id: "REQ-001", cascade: true },
+      delete_acceptance_criteria: { acceptance_criteria_id: "AC-001" },
       create_requirement_type: { name: "V" },
     };
     expect(writers.map((t) => t.name).sort()).toEqual(Object.keys(args).sort());

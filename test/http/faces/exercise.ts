@@ -172,6 +172,10 @@ function valueFor(tool: string, name: string, s: Seed, unique: string): unknown 
       return [{ path: "guide/extra.md", content: `# ${unique}\n\nMore.` }];
     case "docs_root":
       return "docs/vendor";
+    case "cascade":
+      // A delete of a seeded parent with children is refused without it; with it, the call reaches as far
+      // as it can (so a delete that crossed workspaces would show).
+      return true;
     default:
       return undefined;
   }
@@ -188,7 +192,10 @@ export function sampleArgs(tool: ListedTool, s: Seed, unique: string): Record<st
   for (const name of Object.keys(schema.properties ?? {})) {
     const isRequired = required.has(name);
     const wanted =
-      isRequired || idFor(name, s) !== undefined || (name === "title" && tool.name.startsWith("update_"));
+      isRequired ||
+      idFor(name, s) !== undefined ||
+      (name === "title" && tool.name.startsWith("update_")) ||
+      (name === "cascade" && tool.name.startsWith("delete_"));
     // An update's optional parent id would move the entity: keep the one it has.
     if (!wanted || (!isRequired && tool.name.startsWith("update_") && name.endsWith("_id"))) continue;
     const value = valueFor(tool.name, name, s, unique);
@@ -202,6 +209,24 @@ export function sampleArgs(tool: ListedTool, s: Seed, unique: string): Record<st
     args[name] = value;
   }
   return args;
+}
+
+/** Deletes of the seed's own entities, leaf first: each finds its target before a parent's cascade took it. */
+const DELETE_ORDER = [
+  "delete_relationship",
+  "delete_acceptance_criteria",
+  "delete_requirement",
+  "delete_user_story",
+  "delete_epic",
+];
+
+/**
+ * The tools in the order one seed can serve them all: every other tool first, then the deletes, leaf
+ * first (a delete tool this list does not know goes before them, so it fails loudly if it needs more).
+ */
+export function exerciseOrder<T extends { name: string }>(tools: T[]): T[] {
+  const rank = (t: T) => (t.name.startsWith("delete_") ? 1 + DELETE_ORDER.indexOf(t.name) : 0);
+  return [...tools].sort((a, b) => rank(a) - rank(b));
 }
 
 /** A template's URI with its variables filled from the seed (`epic://{epic_id}` → `epic://EP-001`). */

@@ -6,6 +6,7 @@ import { z } from "zod";
 import type { AnyZodObject, Registry, ToolDef } from "../../core/registry.js";
 import type { LocalContext, LocalEnvironment } from "../context.js";
 import { KINDS } from "./kinds.js";
+import { deleteTool, initTool, updateTool } from "./manage.tools.js";
 import { check, context, graph, show, tags } from "./queries.js";
 import { IxchelService } from "./service.js";
 import { createEntity, linkEntities, unlinkEntities } from "./write.js";
@@ -137,6 +138,7 @@ export function ixchelRegistry(environment: LocalEnvironment): Registry<LocalCon
         return store.exclusive(() => store.sync({ signal: ctx.signal, progress: ctx.progress, rebuild }));
       },
     }),
+    initTool(service, repo),
     tool({
       name: "ixchel_search",
       title: "Search the knowledge graph",
@@ -206,7 +208,7 @@ export function ixchelRegistry(environment: LocalEnvironment): Registry<LocalCon
       name: "ixchel_create",
       title: "Create an entity",
       description:
-        'Records a new decision, issue, idea, report, source, citation, agent or session as .ixchel/<kind folder>/<id>.md with a fresh unique id and frontmatter (id, type, title, status, created_at, updated_at, tags, and one key per relationship). links maps a relationship name to existing target ids, e.g. {"depends_on": ["iss-1a2b3c4d"]}. Returns {id, kind, title, path}.',
+        'Records a new decision, issue, idea, report, source, citation, agent or session as .ixchel/<kind folder>/<id>.md with a fresh unique id and frontmatter (id, type, title, status, created_at, updated_at, tags, and one key per relationship); makes .ixchel/ first when the repository has none (see ixchel_init). links maps a relationship name to existing target ids, e.g. {"depends_on": ["iss-1a2b3c4d"]}. Returns {id, kind, title, path}.',
       input: z.object({
         kind,
         title: z.string().min(1).describe("One line."),
@@ -223,7 +225,7 @@ export function ixchelRegistry(environment: LocalEnvironment): Registry<LocalCon
       output: createOutput,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
       handler: ({ repo, ...input }, ctx) =>
-        service.withSyncedStore(repo, ctx, (store) => createEntity(store, input), "write"),
+        service.withSyncedStore(repo, ctx, (store) => createEntity(store, input), "create"),
     }),
     tool({
       name: "ixchel_link",
@@ -247,6 +249,8 @@ export function ixchelRegistry(environment: LocalEnvironment): Registry<LocalCon
       handler: ({ repo, ...input }, ctx) =>
         service.withSyncedStore(repo, ctx, (store) => unlinkEntities(store, input), "write"),
     }),
+    updateTool(service, repo),
+    deleteTool(service, repo),
     tool({
       name: "ixchel_check",
       title: "Check the knowledge graph",
@@ -263,6 +267,6 @@ export function ixchelRegistry(environment: LocalEnvironment): Registry<LocalCon
     name: "ixchel",
     tools,
     instructions:
-      "ixchel tools: a knowledge graph of decisions, issues, ideas and reports as markdown under .ixchel/. Search with ixchel_search, read with ixchel_show or ixchel_context, record new knowledge with ixchel_create and ixchel_link.",
+      "ixchel tools: a knowledge graph of decisions, issues, ideas and reports as markdown under .ixchel/. Search with ixchel_search, read with ixchel_show or ixchel_context, record new knowledge with ixchel_create and ixchel_link, change it with ixchel_update, remove it with ixchel_delete. ixchel_init starts a graph in a repository without .ixchel/.",
   };
 }

@@ -5,6 +5,7 @@
 import { z } from "zod";
 import type { AnyZodObject, Registry, ToolDef } from "../../core/registry.js";
 import type { LocalContext, LocalEnvironment } from "../context.js";
+import { idArg } from "./id-arg.js";
 import { KINDS } from "./kinds.js";
 import { deleteTool, initTool, updateTool } from "./manage.tools.js";
 import { check, context, graph, show, tags } from "./queries.js";
@@ -22,7 +23,7 @@ const repo = z
     "Any path inside the repository (absolute, or relative to the working directory); the root is the nearest folder above it holding .ixchel/. Default: the working directory.",
   );
 const kind = z.enum(KINDS);
-const id = z.string().min(1).describe("An entity id such as dec-1a2b3c4d (case-insensitive).");
+const id = idArg("An entity id such as dec-1a2b3c4d (case-insensitive).");
 const idTitle = z.object({ id: z.string(), title: z.string() });
 
 const syncOutput = z.object({
@@ -104,12 +105,12 @@ const checkOutput = z.object({
 });
 
 const linkInput = z.object({
-  from: z.string().min(1).describe("Id of the entity whose frontmatter holds the link."),
+  from: idArg("Id of the entity whose frontmatter holds the link."),
   rel: z
     .string()
     .min(1)
     .describe("Relationship name: a frontmatter key such as depends_on, relates_to, supersedes."),
-  to: z.string().min(1).describe("Id of the target entity."),
+  to: idArg("Id of the target entity."),
   repo,
 });
 

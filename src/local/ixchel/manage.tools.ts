@@ -6,6 +6,7 @@ import { z } from "zod";
 import type { AnyZodObject, ToolDef } from "../../core/registry.js";
 import type { LocalContext } from "../context.js";
 import { deleteEntity, updateEntity } from "./edit.js";
+import { idArg } from "./id-arg.js";
 import type { IxchelService } from "./service.js";
 
 const tool = <I extends AnyZodObject, O>(def: ToolDef<LocalContext, I, O>): ToolDef<LocalContext, I, O> =>
@@ -31,7 +32,7 @@ export function updateTool(service: IxchelService, repo: z.ZodOptional<z.ZodStri
     description:
       'Changes an entity\'s title, body, tags, status or relationships in place (id, type and created_at never change); comments, key order and every field not given stay as they are, and the body is kept byte for byte unless body is given. links sets each named relationship to exactly the given ids, e.g. {"depends_on": ["iss-1a2b3c4d"]}; an empty list removes it; relationships not named are kept (ixchel_link/ixchel_unlink add or remove one id). Returns {id, path, changed, fields}.',
     input: z.object({
-      id: z.string().min(1).describe("Id of the entity to change, e.g. dec-1a2b3c4d."),
+      id: idArg("Id of the entity to change, e.g. dec-1a2b3c4d."),
       title: z.string().min(1).optional().describe("New one-line title."),
       body: z.string().optional().describe("New markdown body (replaces the whole body)."),
       tags: z.array(z.string().trim().min(1)).optional().describe("New tags (replace the old ones)."),
@@ -56,7 +57,7 @@ export function deleteTool(service: IxchelService, repo: z.ZodOptional<z.ZodStri
     description:
       "Deletes an entity's file. Refused while other entities link to it (the error names them): remove those links with ixchel_unlink, or pass cascade: true to remove every link to it along with it, so no link is left broken. Returns {id, path, unlinked: [{from, rel}]}.",
     input: z.object({
-      id: z.string().min(1).describe("Id of the entity to delete, e.g. dec-1a2b3c4d."),
+      id: idArg("Id of the entity to delete, e.g. dec-1a2b3c4d."),
       cascade: z
         .boolean()
         .default(false)

@@ -106,3 +106,24 @@ describe("ixchel_update and ixchel_delete", () => {
     ]);
   });
 });
+
+describe("argument errors show the id format (hardening #13)", () => {
+  it("an empty or malformed id in any id argument gets an example id", async () => {
+    writeSampleGraph(dir.path);
+    await start(dir.path);
+    const cases: [string, Record<string, unknown>][] = [
+      ["ixchel_show", { id: "" }],
+      ["ixchel_graph", { id: "" }],
+      ["ixchel_context", { id: "" }],
+      ["ixchel_link", { from: "", rel: "relates_to", to: "iss-0000b1" }],
+      ["ixchel_link", { from: "dec-0000a1", rel: "relates_to", to: "" }],
+      ["ixchel_unlink", { from: "dec-0000a1", rel: "relates_to", to: "b1" }],
+      ["ixchel_update", { id: "", title: "x" }],
+      ["ixchel_delete", { id: "" }],
+      ["ixchel_delete", { id: "decision-1" }],
+    ];
+    for (const [name, args] of cases) {
+      expect(await callError(name, args), `${name} ${JSON.stringify(args)}`).toContain("e.g. dec-1a2b3c4d");
+    }
+  });
+});

@@ -184,7 +184,10 @@ async function tryInstall(lockPath: string, token: string, staleMs: number): Pro
   const timer = setInterval(
     () => {
       const now = new Date();
-      utimes(holderPath, now, now).catch(() => clearInterval(timer));
+      utimes(holderPath, now, now).catch((error) => {
+        // Gone: taken over after we stalled past staleMs. Anything else is retried on the next beat.
+        if (code(error) === "ENOENT") clearInterval(timer);
+      });
     },
     Math.max(50, Math.floor(staleMs / 4)),
   );

@@ -4,7 +4,7 @@
  * ixchel_init and the first ixchel_create make `.ixchel/` when there is none (hardening #16).
  */
 import { existsSync, mkdirSync, statSync } from "node:fs";
-import { dirname, isAbsolute, join, resolve } from "node:path";
+import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { DomainError } from "../../core/errors.js";
 
 export const IXCHEL_FOLDER = ".ixchel";
@@ -57,6 +57,20 @@ export function initRepoRoot(repo: string | undefined, cwd: string): { root: str
   const { folder } = startFolder(repo, cwd);
   const found = nearestAbove(folder, (dir) => isDirectory(join(dir, IXCHEL_FOLDER)));
   if (found) return { root: found, created: false };
+  // An absolute repo is the client's explicit choice; a relative one may not climb out of the working
+  // directory to create something there (`..` from the project is not the project).
+  const out = relative(resolve(cwd), folder);
+  if (
+    repo !== undefined &&
+    repo.trim() !== "" &&
+    !isAbsolute(repo) &&
+    (out.startsWith("..") || isAbsolute(out))
+  ) {
+    throw DomainError.invalid(
+      `repo: "${repo}" leads outside the working directory ${cwd}, and there is no ${IXCHEL_FOLDER}/ there to use. To start a knowledge graph in ${folder}, pass its absolute path as repo.`,
+      [{ field: "repo", message: "relative path outside the working directory" }],
+    );
+  }
   const root = nearestAbove(folder, (dir) => existsSync(join(dir, ".git"))) ?? folder;
   try {
     mkdirSync(join(root, IXCHEL_FOLDER));

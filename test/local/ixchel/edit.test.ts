@@ -184,6 +184,22 @@ describe("initRepoRoot", () => {
     }
   });
 
+  it("never creates it through a relative repo that leads out of the working directory", async () => {
+    const { path: base, cleanup: done } = await tempDir("ixchel-init-");
+    try {
+      mkdirSync(join(base, "project"));
+      for (const repo of ["..", "../project/.."]) {
+        expect(() => initRepoRoot(repo, join(base, "project"))).toThrow(
+          /leads outside the working directory.*absolute path/,
+        );
+      }
+      expect(existsSync(join(base, ".ixchel"))).toBe(false);
+      expect(initRepoRoot(base, join(base, "project"))).toEqual({ root: base, created: true });
+    } finally {
+      await done();
+    }
+  });
+
   it("without a git folder above, creates it in the given folder", async () => {
     const { path: dir, cleanup: done } = await tempDir("ixchel-init-");
     try {

@@ -2,32 +2,68 @@
  * Cross-process lock for one file that several companion processes may edit (DESIGN: concurrent writers
  * on one file are serialized, so no acknowledged write is lost): a reqlix category, an ixchel entity.
  *
- * The lock is a file created with O_CREAT|O_EXCL next to the edited file (`general.md.lock`) holding the
- * owner's pid, host and start time. A lock is stale when its owner is a dead process on this host, or
- * when it is older than `staleMs` (an owner on another host, or a reused pid). Breaking a stale lock is
- * itself serialized through `<lock>.break` (also O_EXCL), and the lock is re-read under it, so two
- * waiters never both break it or remove a fresh lock taken in between. Within one process, callers queue
- * on a promise chain first, so the file lock is only contended between processes.
+ * The lock is a directory next to the edited file (`general.md.lock/`) holding one holder file
+ * (`holder-<token>.json`: pid, host, start time, for messages only). The holder refreshes that file's
+ * mtime every `staleMs / 4` while it works; a holder file not refreshed for `staleMs` (10 s) belongs to a
+ * holder that died, whatever pid or host it names (pids are reused after a container restart), and is
+ * taken over. Nothing else decides staleness.
+ *
+ * Why these steps make takeover atomic (no two processes ever both hold the lock):
+ * - Acquire: build the directory privately (`.general.md.lock-<token>.staging/` with the holder file in it)
+ *   and rename it onto the lock path. rename(2) of a directory succeeds only when the target is absent or
+ *   an *empty* directory, so of several racing renames exactly one lands and the others get ENOTEMPTY.
+ * - Take over: unlink the stale holder file *by its name* (which carries the holder's token), then rmdir
+ *   the lock. Unlinking a name that is already gone fails, and rmdir of a directory that someone has
+ *   meanwhile renamed a fresh lock onto fails with ENOTEMPTY, so a slow taker can never remove a fresh lock.
+ * - Release: the same two steps for one's own holder file.
+ * An own-made lock (mkdir-only, like proper-lockfile's) would not do: rmdir-then-mkdir lets a second taker
+ * remove the first taker's still-empty fresh directory.
+ *
+ * Lock *files* left by older companions (O_EXCL files with the owner's pid) are honoured the same way: taken
+ * over once their mtime is `staleMs` old. Within one process, callers queue on a promise chain first, so the
+ * lock is only contended between processes.
  */
-import { constants } from "node:fs";
-import { open, readFile, stat, unlink } from "node:fs/promises";
+import { randomBytes } from "node:crypto";
+import {
+  mkdir,
+  readdir,
+  readFile,
+  rename,
+  rm,
+  rmdir,
+  stat,
+  unlink,
+  utimes,
+  writeFile,
+} from "node:fs/promises";
 import { hostname } from "node:os";
+import { basename, dirname, join } from "node:path";
 import { DomainError } from "../core/errors.js";
 
 export interface LockOptions {
-  /** Give up after this long (ms). */
+  /** Give up waiting for a live holder after this long (ms). Default 30 s. */
   timeoutMs?: number;
-  /** A lock older than this is stale whatever its pid says (ms). */
+  /** A lock whose holder has not refreshed it for this long is taken over (ms). Default 10 s. */
   staleMs?: number;
   signal?: AbortSignal;
 }
 
-interface Owner {
+export const DEFAULT_STALE_MS = 10_000;
+const DEFAULT_TIMEOUT_MS = 30_000;
+const HOLDER_PREFIX = "holder-";
+
+interface Holder {
   pid: number;
   host: string;
   since: string;
-  token: string;
 }
+
+/** What the lock path holds right now. */
+type Seen =
+  | { kind: "none" }
+  | { kind: "empty" } // a taker or releaser is between its unlink and rmdir, or died there
+  | { kind: "holder"; name: string; ageMs: number; holder: Holder | undefined }
+  | { kind: "legacy"; ino: number; ageMs: number; holder: Holder | undefined };
 
 const HOST = hostname();
 const queues = new Map<string, Promise<unknown>>();
@@ -36,98 +72,156 @@ function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
 }
 
-function alive(pid: number): boolean {
+function code(error: unknown): string | undefined {
+  return (error as NodeJS.ErrnoException).code;
+}
+
+async function readHolder(path: string): Promise<Holder | undefined> {
   try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
+    const h = JSON.parse(await readFile(path, "utf8")) as Holder;
+    return typeof h?.pid === "number" ? h : undefined;
+  } catch {
+    return undefined;
   }
 }
 
-async function createExclusive(path: string, content: string): Promise<boolean> {
+async function look(lockPath: string): Promise<Seen> {
+  let names: string[];
   try {
-    const fh = await open(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o644);
-    try {
-      await fh.writeFile(content, "utf8");
-    } finally {
-      await fh.close();
-    }
-    return true;
+    names = await readdir(lockPath);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "EEXIST") return false;
+    if (code(error) === "ENOENT") return { kind: "none" };
+    if (code(error) !== "ENOTDIR") throw error;
+    try {
+      const info = await stat(lockPath);
+      return {
+        kind: "legacy",
+        ino: info.ino,
+        ageMs: Date.now() - info.mtimeMs,
+        holder: await readHolder(lockPath),
+      };
+    } catch (e) {
+      if (code(e) === "ENOENT") return { kind: "none" };
+      throw e;
+    }
+  }
+  const name = names.find((n) => n.startsWith(HOLDER_PREFIX));
+  if (!name) return { kind: "empty" };
+  try {
+    const info = await stat(join(lockPath, name));
+    return {
+      kind: "holder",
+      name,
+      ageMs: Date.now() - info.mtimeMs,
+      holder: await readHolder(join(lockPath, name)),
+    };
+  } catch (error) {
+    if (code(error) === "ENOENT") return { kind: "empty" };
     throw error;
   }
 }
 
-async function readOwner(
-  path: string,
-): Promise<{ owner: Owner | undefined; mtimeMs: number; ino: number } | undefined> {
-  try {
-    const info = await stat(path);
-    let owner: Owner | undefined;
-    try {
-      owner = JSON.parse(await readFile(path, "utf8")) as Owner;
-      if (typeof owner?.pid !== "number") owner = undefined;
-    } catch {
-      owner = undefined; // being written, or left half-written by a killed process
+/** Removes a lock directory if (and only if) it is empty: fails harmlessly when a fresh lock landed on it. */
+async function removeEmpty(lockPath: string): Promise<void> {
+  await rmdir(lockPath).catch((error) => {
+    if (!["ENOENT", "ENOTEMPTY", "EEXIST", "ENOTDIR"].includes(code(error) ?? "")) throw error;
+  });
+}
+
+function stagingPrefix(lockPath: string): string {
+  return `.${basename(lockPath)}-`;
+}
+
+/** Staging folders of writers killed between mkdir and rename (only looked for after a takeover). */
+async function removeDeadStaging(lockPath: string, staleMs: number): Promise<void> {
+  const folder = dirname(lockPath);
+  const names = await readdir(folder).catch(() => [] as string[]);
+  for (const name of names) {
+    if (!name.startsWith(stagingPrefix(lockPath)) || !name.endsWith(".staging")) continue;
+    const info = await stat(join(folder, name)).catch(() => undefined);
+    if (info && Date.now() - info.mtimeMs > staleMs) {
+      await rm(join(folder, name), { recursive: true, force: true });
     }
-    return { owner, mtimeMs: info.mtimeMs, ino: info.ino };
-  } catch {
-    return undefined; // gone
   }
 }
 
-function isStale(info: { owner: Owner | undefined; mtimeMs: number }, staleMs: number): boolean {
-  const age = Date.now() - info.mtimeMs;
-  if (age > staleMs) return true;
-  if (!info.owner) return age > 2_000; // unreadable for two seconds: its writer died mid-write
-  return info.owner.host === HOST && !alive(info.owner.pid);
+/** Takes a stale lock away; racing takers are harmless (see the file comment). */
+async function takeOver(lockPath: string, seen: Seen, staleMs: number): Promise<void> {
+  if (seen.kind === "holder") {
+    await unlink(join(lockPath, seen.name)).catch((error) => {
+      if (code(error) !== "ENOENT") throw error;
+    });
+    await removeEmpty(lockPath);
+    await removeDeadStaging(lockPath, staleMs);
+  } else if (seen.kind === "legacy") {
+    // Old companions wrote a plain file; only they can recreate one, so re-check it is the same file.
+    const now = await stat(lockPath).catch(() => undefined);
+    if (now?.isFile() && now.ino === seen.ino) await unlink(lockPath).catch(() => {});
+  }
 }
 
-async function breakIfStale(path: string, staleMs: number): Promise<void> {
-  const breaker = `${path}.break`;
-  if (!(await createExclusive(breaker, String(process.pid)))) {
-    // Someone else is breaking it; a breaker that died holding this is cleared after ten seconds.
-    const b = await readOwner(breaker);
-    if (b && Date.now() - b.mtimeMs > 10_000) await unlink(breaker).catch(() => {});
-    return;
-  }
+interface Held {
+  holderPath: string;
+  timer: NodeJS.Timeout;
+}
+
+/** One attempt to install our lock; `undefined` when the path was taken. */
+async function tryInstall(lockPath: string, token: string, staleMs: number): Promise<Held | undefined> {
+  const staging = join(dirname(lockPath), `${stagingPrefix(lockPath)}${token}.staging`);
+  const name = `${HOLDER_PREFIX}${token}.json`;
+  const holder: Holder = { pid: process.pid, host: HOST, since: new Date().toISOString() };
+  await mkdir(staging);
   try {
-    const info = await readOwner(path);
-    if (info && isStale(info, staleMs)) await unlink(path).catch(() => {});
-  } finally {
-    await unlink(breaker).catch(() => {});
+    await writeFile(join(staging, name), JSON.stringify(holder), "utf8");
+    await rename(staging, lockPath);
+  } catch (error) {
+    await rm(staging, { recursive: true, force: true });
+    if (["ENOTEMPTY", "EEXIST", "ENOTDIR", "EISDIR"].includes(code(error) ?? "")) return undefined;
+    throw error;
   }
+  const holderPath = join(lockPath, name);
+  // The heartbeat: a holder that stops refreshing (it died) is taken over after staleMs.
+  const timer = setInterval(
+    () => {
+      const now = new Date();
+      utimes(holderPath, now, now).catch((error) => {
+        // Gone: taken over after we stalled past staleMs. Anything else is retried on the next beat.
+        if (code(error) === "ENOENT") clearInterval(timer);
+      });
+    },
+    Math.max(50, Math.floor(staleMs / 4)),
+  );
+  timer.unref();
+  return { holderPath, timer };
 }
 
-async function acquire(path: string, options: LockOptions): Promise<Owner> {
-  const timeoutMs = options.timeoutMs ?? 30_000;
-  const staleMs = options.staleMs ?? 10 * 60_000;
-  const owner: Owner = {
-    pid: process.pid,
-    host: HOST,
-    since: new Date().toISOString(),
-    token: Math.random().toString(36).slice(2),
-  };
-  const content = JSON.stringify(owner);
+function describeHolder(seen: Seen): string {
+  const h = seen.kind === "holder" || seen.kind === "legacy" ? seen.holder : undefined;
+  return h ? `process ${h.pid} on ${h.host} (since ${h.since})` : "another process";
+}
+
+async function acquire(lockPath: string, options: LockOptions): Promise<Held> {
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const staleMs = options.staleMs ?? DEFAULT_STALE_MS;
+  const token = `${process.pid}-${randomBytes(6).toString("hex")}`;
   const deadline = Date.now() + timeoutMs;
   let wait = 2;
   for (;;) {
     options.signal?.throwIfAborted();
-    if (await createExclusive(path, content)) return owner;
-    const info = await readOwner(path);
-    if (info && isStale(info, staleMs)) {
-      await breakIfStale(path, staleMs);
+    const seen = await look(lockPath);
+    if (seen.kind === "none" || seen.kind === "empty") {
+      const held = await tryInstall(lockPath, token, staleMs);
+      if (held) return held;
+      continue;
+    }
+    if (seen.ageMs > staleMs) {
+      await takeOver(lockPath, seen, staleMs);
       continue;
     }
     if (Date.now() > deadline) {
-      const who = info?.owner
-        ? `process ${info.owner.pid} on ${info.owner.host} since ${info.owner.since}`
-        : "another process";
       throw new DomainError(
         "unavailable",
-        `The category is locked by ${who} (lock file ${path}) and stayed locked for ${Math.round(timeoutMs / 1000)} s. Retry shortly; if no reqlix process is running, delete that lock file.`,
+        `Busy: ${lockPath} is held by ${describeHolder(seen)}, which is still working (it refreshed the lock ${Math.round(seen.ageMs / 100) / 10} s ago); waited ${Math.round(timeoutMs / 1000)} s. Nothing was written: retry shortly. A holder that dies is taken over automatically once its lock is ${Math.round(staleMs / 1000)} s old.`,
       );
     }
     await sleep(wait + Math.random() * wait);
@@ -135,17 +229,17 @@ async function acquire(path: string, options: LockOptions): Promise<Owner> {
   }
 }
 
-async function release(path: string, owner: Owner): Promise<void> {
-  // Remove the lock only if it is still ours (it may have been broken as stale and retaken).
+async function release(lockPath: string, held: Held): Promise<void> {
+  clearInterval(held.timer);
   try {
-    const current = JSON.parse(await readFile(path, "utf8")) as Owner;
-    if (current.token === owner.token && current.pid === owner.pid) await unlink(path);
+    await unlink(held.holderPath);
   } catch {
-    // already gone
+    return; // taken over while we held it (we stalled past staleMs): the lock is someone else's now
   }
+  await removeEmpty(lockPath);
 }
 
-/** Runs `fn` holding the lock file `lockPath` (same-process callers queue first). */
+/** Runs `fn` holding the lock `lockPath` (same-process callers queue first). */
 export async function withFileLock<T>(
   lockPath: string,
   fn: () => Promise<T>,
@@ -160,11 +254,11 @@ export async function withFileLock<T>(
   queues.set(lockPath, tail);
   try {
     await previous;
-    const owner = await acquire(lockPath, options);
+    const held = await acquire(lockPath, options);
     try {
       return await fn();
     } finally {
-      await release(lockPath, owner);
+      await release(lockPath, held);
     }
   } finally {
     done();

@@ -4,6 +4,7 @@
  */
 import { compileRegistries } from "../protocol/compile.js";
 import { createMcpServer } from "../protocol/mcp-server.js";
+import { parseArgs, usage } from "./cli-args.js";
 import type { LocalContext, LocalEnvironment } from "./context.js";
 import { JsonRpcStdioServerTransport } from "./stdio-transport.js";
 import { toolsets } from "./toolsets.js";
@@ -18,69 +19,27 @@ export interface CompanionOptions {
   defaultToolsets?: string[];
 }
 
-function usage(program: string, defaults?: string[]): string {
-  const names = Object.keys(toolsets).join(",");
-  const defaultList = defaults ? defaults.join(",") : names || "all";
-  return `Usage: ${program} [--toolsets ${names || "<list>"}] [--help] [--version]
-
-An MCP server over stdio that gives an AI coding assistant file-based tools over the working copy.
-
-Options:
-  --toolsets <list>  Comma-separated toolsets to enable (default: ${defaultList}).
-  --version          Print the version and exit.
-  --help             Print this help and exit.
-
-Environment:
-  REQLIX_REQ_REL_PATH      Requirements folder relative to the project root (reqlix toolset).
-  IXCHEL_EMBEDDINGS_URL    OpenAI-compatible /embeddings endpoint for hybrid ixchel search (optional).
-  IXCHEL_EMBEDDINGS_MODEL  Model name sent to that endpoint.
-
-Example client configuration:
-  { "mcpServers": { "reqlix": { "command": "npx", "args": ["-y", "reqlix-mcp"] } } }
-`;
-}
-
 function log(message: string, fields?: Record<string, unknown>): void {
   process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), msg: message, ...fields })}\n`);
 }
 
-export function parseToolsets(argv: string[], defaults: string[]): string[] {
-  const i = argv.findIndex((a) => a === "--toolsets" || a.startsWith("--toolsets="));
-  if (i === -1) return defaults;
-  const arg = argv[i] as string;
-  const value = arg.includes("=") ? arg.slice(arg.indexOf("=") + 1) : argv[i + 1];
-  if (!value) throw new Error("--toolsets needs a comma-separated list, e.g. --toolsets reqlix,knowledge");
-  const names = value
-    .split(",")
-    .map((s) => s.trim())
-    .filter(Boolean);
-  const unknown = names.filter((n) => !(n in toolsets));
-  if (unknown.length > 0) {
-    throw new Error(
-      `Unknown toolset(s): ${unknown.join(", ")}. Available: ${Object.keys(toolsets).join(", ")}`,
-    );
-  }
-  return names;
-}
-
 export async function runCompanion(options: CompanionOptions): Promise<void> {
-  const argv = process.argv.slice(2);
-  if (argv.includes("--help") || argv.includes("-h")) {
-    process.stdout.write(usage(options.program, options.defaultToolsets));
-    return;
-  }
-  if (argv.includes("--version") || argv.includes("-v")) {
-    process.stdout.write(`${VERSION}\n`);
-    return;
-  }
-  let selected: string[];
-  try {
-    selected = parseToolsets(argv, options.defaultToolsets ?? Object.keys(toolsets));
-  } catch (error) {
-    process.stderr.write(`${options.program}: ${(error as Error).message}\n`);
+  const defaults = options.defaultToolsets ?? Object.keys(toolsets);
+  const parsed = parseArgs(options.program, process.argv.slice(2), defaults);
+  if (parsed.action === "error") {
+    process.stderr.write(`${options.program}: ${parsed.message}\n`);
     process.exitCode = 2;
     return;
   }
+  if (parsed.action === "help") {
+    process.stdout.write(usage(options.program, defaults));
+    return;
+  }
+  if (parsed.action === "version") {
+    process.stdout.write(`${VERSION}\n`);
+    return;
+  }
+  const selected = parsed.toolsets;
   const environment: LocalEnvironment = { cwd: process.cwd(), env: process.env, log };
   const registries = selected.map((name) => (toolsets[name] as (typeof toolsets)[string])(environment));
   const compiled = compileRegistries(registries);

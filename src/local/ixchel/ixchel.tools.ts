@@ -5,7 +5,9 @@
 import { z } from "zod";
 import type { AnyZodObject, Registry, ToolDef } from "../../core/registry.js";
 import type { LocalContext, LocalEnvironment } from "../context.js";
+import { idArg } from "./id-arg.js";
 import { KINDS } from "./kinds.js";
+import { deleteTool, initTool, updateTool } from "./manage.tools.js";
 import { check, context, graph, show, tags } from "./queries.js";
 import { IxchelService } from "./service.js";
 import { createEntity, linkEntities, unlinkEntities } from "./write.js";
@@ -21,7 +23,7 @@ const repo = z
     "Any path inside the repository (absolute, or relative to the working directory); the root is the nearest folder above it holding .ixchel/. Default: the working directory.",
   );
 const kind = z.enum(KINDS);
-const id = z.string().min(1).describe("An entity id such as dec-1a2b3c4d (case-insensitive).");
+const id = idArg("An entity id such as dec-1a2b3c4d (case-insensitive).");
 const idTitle = z.object({ id: z.string(), title: z.string() });
 
 const syncOutput = z.object({
@@ -103,12 +105,12 @@ const checkOutput = z.object({
 });
 
 const linkInput = z.object({
-  from: z.string().min(1).describe("Id of the entity whose frontmatter holds the link."),
+  from: idArg("Id of the entity whose frontmatter holds the link."),
   rel: z
     .string()
     .min(1)
     .describe("Relationship name: a frontmatter key such as depends_on, relates_to, supersedes."),
-  to: z.string().min(1).describe("Id of the target entity."),
+  to: idArg("Id of the target entity."),
   repo,
 });
 
@@ -137,6 +139,7 @@ export function ixchelRegistry(environment: LocalEnvironment): Registry<LocalCon
         return store.exclusive(() => store.sync({ signal: ctx.signal, progress: ctx.progress, rebuild }));
       },
     }),
+    initTool(service, repo),
     tool({
       name: "ixchel_search",
       title: "Search the knowledge graph",
@@ -206,7 +209,7 @@ export function ixchelRegistry(environment: LocalEnvironment): Registry<LocalCon
       name: "ixchel_create",
       title: "Create an entity",
       description:
-        'Records a new decision, issue, idea, report, source, citation, agent or session as .ixchel/<kind folder>/<id>.md with a fresh unique id and frontmatter (id, type, title, status, created_at, updated_at, tags, and one key per relationship). links maps a relationship name to existing target ids, e.g. {"depends_on": ["iss-1a2b3c4d"]}. Returns {id, kind, title, path}.',
+        'Records a new decision, issue, idea, report, source, citation, agent or session as .ixchel/<kind folder>/<id>.md with a fresh unique id and frontmatter (id, type, title, status, created_at, updated_at, tags, and one key per relationship); makes .ixchel/ first when the repository has none (see ixchel_init). links maps a relationship name to existing target ids, e.g. {"depends_on": ["iss-1a2b3c4d"]}. Returns {id, kind, title, path}.',
       input: z.object({
         kind,
         title: z.string().min(1).describe("One line."),
@@ -223,7 +226,7 @@ export function ixchelRegistry(environment: LocalEnvironment): Registry<LocalCon
       output: createOutput,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
       handler: ({ repo, ...input }, ctx) =>
-        service.withSyncedStore(repo, ctx, (store) => createEntity(store, input), "write"),
+        service.withSyncedStore(repo, ctx, (store) => createEntity(store, input), "create"),
     }),
     tool({
       name: "ixchel_link",
@@ -247,6 +250,8 @@ export function ixchelRegistry(environment: LocalEnvironment): Registry<LocalCon
       handler: ({ repo, ...input }, ctx) =>
         service.withSyncedStore(repo, ctx, (store) => unlinkEntities(store, input), "write"),
     }),
+    updateTool(service, repo),
+    deleteTool(service, repo),
     tool({
       name: "ixchel_check",
       title: "Check the knowledge graph",
@@ -263,6 +268,6 @@ export function ixchelRegistry(environment: LocalEnvironment): Registry<LocalCon
     name: "ixchel",
     tools,
     instructions:
-      "ixchel tools: a knowledge graph of decisions, issues, ideas and reports as markdown under .ixchel/. Search with ixchel_search, read with ixchel_show or ixchel_context, record new knowledge with ixchel_create and ixchel_link.",
+      "ixchel tools: a knowledge graph of decisions, issues, ideas and reports as markdown under .ixchel/. Search with ixchel_search, read with ixchel_show or ixchel_context, record new knowledge with ixchel_create and ixchel_link, change it with ixchel_update, remove it with ixchel_delete. ixchel_init starts a graph in a repository without .ixchel/.",
   };
 }

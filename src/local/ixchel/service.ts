@@ -4,7 +4,7 @@
  */
 import type { LocalContext, LocalEnvironment } from "../context.js";
 import { type EmbeddingsConfig, embeddingsConfig, VectorStore } from "./embeddings.js";
-import { findRepoRoot } from "./root.js";
+import { findRepoRoot, initRepoRoot } from "./root.js";
 import { type SearchInput, type SearchResult, searchHybrid, searchLexical } from "./search.js";
 import { IxchelStore } from "./store.js";
 
@@ -17,8 +17,9 @@ export class IxchelService {
     this.embeddings = embeddingsConfig(environment.env);
   }
 
-  storeFor(repo: string | undefined, ctx: Pick<LocalContext, "cwd">): IxchelStore {
-    const root = findRepoRoot(repo, ctx.cwd);
+  /** `create`: make `.ixchel/` when no folder above `repo` has one (ixchel_init, the first ixchel_create). */
+  storeFor(repo: string | undefined, ctx: Pick<LocalContext, "cwd">, create = false): IxchelStore {
+    const root = create ? initRepoRoot(repo, ctx.cwd).root : findRepoRoot(repo, ctx.cwd);
     let store = this.stores.get(root);
     if (!store) {
       store = new IxchelStore(root, this.environment.log);
@@ -35,14 +36,25 @@ export class IxchelService {
     repo: string | undefined,
     ctx: LocalContext,
     fn: (store: IxchelStore) => T | Promise<T>,
-    mode: "read" | "write" = "read",
+    mode: "read" | "write" | "create" = "read",
   ): Promise<T> {
-    const store = this.storeFor(repo, ctx);
+    const store = this.storeFor(repo, ctx, mode === "create");
     return store.exclusive(async () => {
-      if (mode === "write") await store.sync({ signal: ctx.signal });
+      if (mode !== "read") await store.sync({ signal: ctx.signal });
       else await store.syncIfStale({ signal: ctx.signal });
       return fn(store);
     });
+  }
+
+  /** ixchel_init: makes `.ixchel/` (idempotent) and syncs, which also sets up its git-ignored cache. */
+  async init(
+    repo: string | undefined,
+    ctx: LocalContext,
+  ): Promise<{ root: string; created: boolean; entities: number }> {
+    const { root, created } = initRepoRoot(repo, ctx.cwd);
+    const store = this.storeFor(root, ctx);
+    await store.exclusive(() => store.sync({ signal: ctx.signal }));
+    return { root, created, entities: new Set([...store.entities()].map((e) => e.entity.id)).size };
   }
 
   async search(store: IxchelStore, input: SearchInput, signal: AbortSignal): Promise<SearchResult> {

@@ -18,7 +18,7 @@ import type { IxchelStore } from "./store.js";
 export const REL_PATTERN = /^[a-z][a-z0-9_]{0,63}$/;
 
 /** Refuses any path that does not resolve (symbolic links included) to a place inside `.ixchel/`. */
-function assertInside(store: IxchelStore, path: string): void {
+export function assertInside(store: IxchelStore, path: string): void {
   const base = realpathSync(store.dir);
   const real = realpathSync(path);
   if (real !== base && !real.startsWith(base + sep)) {
@@ -157,15 +157,16 @@ function touch(doc: Document): void {
 }
 
 /**
- * Read-modify-write of one entity's file under its lock file: two companion processes editing the same
- * entity at once must both land (no acknowledged edit lost). `edit` gets the current text and returns the
- * result, with the new text when anything changed; the store is synced after a change.
+ * Read-modify-write of one entity's file under its lock: two companion processes editing the same entity at
+ * once must both land (no acknowledged edit lost). `edit` gets the current text and returns the result, with
+ * the new text when anything changed; the store is synced after a change. ixchel_link, ixchel_unlink and
+ * ixchel_update all edit through here; ixchel_delete takes the same lock.
  */
-async function editEntityFile(
+export async function editEntityFile<R extends { changed: boolean }>(
   store: IxchelStore,
   rel: string,
-  edit: (raw: string, path: string) => { text?: string; result: LinkResult },
-): Promise<LinkResult> {
+  edit: (raw: string, path: string) => { text?: string; result: R },
+): Promise<R> {
   const abs = join(store.dir, rel);
   assertInside(store, abs);
   const result = await withFileLock(`${abs}.lock`, async () => {
@@ -185,7 +186,7 @@ export async function linkEntities(store: IxchelStore, input: LinkInput): Promis
     throw DomainError.invalid("to: an entity cannot link to itself", [
       { field: "to", message: "same as from" },
     ]);
-  return editEntityFile(store, from.rel, (raw, path) => {
+  return editEntityFile<LinkResult>(store, from.rel, (raw, path) => {
     const targets = currentTargets(raw, rel, path);
     if (targets?.includes(to))
       return { result: { from: from.entity.id, rel, to, changed: false, targets, path } };
@@ -215,7 +216,7 @@ export async function unlinkEntities(store: IxchelStore, input: LinkInput): Prom
   const rel = validateRel(input.rel);
   // The target may be gone already: removing a broken link is the point.
   const to = requireIdFormat(input.to, "to");
-  return editEntityFile(store, from.rel, (raw, path) => {
+  return editEntityFile<LinkResult>(store, from.rel, (raw, path) => {
     const targets = currentTargets(raw, rel, path);
     if (!targets?.includes(to)) {
       throw DomainError.notFound(

@@ -2,9 +2,10 @@
  * Index prefixes (G.F.4, G.IR.3 step 4). The exact rule, also written in the README:
  *
  * 1. Name → words. A chapter named `reqlix_<rest>` is a tool chapter and only `<rest>` is used (G.F.4).
- *    The words are the maximal runs of letters and digits (any script), upper-cased:
+ *    The words are the maximal runs of letters and digits (any script), upper-cased, with their digits
+ *    dropped — G.F.4 asks for first *letters* — and words left empty dropped:
  *    `General Requirements` → GENERAL, REQUIREMENTS; `reqlix_get_instructions` → GET, INSTRUCTIONS;
- *    category `code_quality` → CODE, QUALITY.
+ *    category `code_quality` → CODE, QUALITY; `123test` → TEST; `2024 Roadmap` → ROADMAP.
  * 2. Candidates, shortest first:
  *    a. initials of the first k words, k growing to all the words. An ordinary name starts at k = 1
  *       (`General Requirements` → G, then GR); a tool chapter starts with all its initials
@@ -12,7 +13,7 @@
  *    b. all the initials, then the remaining letters of the last word added one at a time, skipping the
  *       vowels A E I O U (`get_chapters`: GC → GCH; `get_requirement`: GR → GRQ; `glossary`: G → GL).
  *    c. the first initial followed by 2, 3, 4, … (always ends).
- *    A name with no letter or digit uses X as its only initial.
+ *    A name with no letter at all is refused (it has no first letter to take).
  * 3. The prefix is the first candidate not already taken (compared case-insensitively): for a chapter,
  *    by the chapter prefixes that requirements of the same category file already carry; for a category,
  *    by the category prefixes that requirement headings of the other category files already carry.
@@ -26,20 +27,31 @@
  * yields (this rule gives R).
  */
 
+import { DomainError } from "../../core/errors.js";
+
 const VOWELS = new Set(["A", "E", "I", "O", "U"]);
 const TOOL_CHAPTER = "reqlix_";
 
 function words(name: string): string[][] {
   const runs = name.match(/[\p{L}\p{N}]+/gu) ?? [];
   // Array.from splits by code point, so a letter outside the BMP stays whole.
-  return runs.map((w) => Array.from(w.toUpperCase()));
+  return runs
+    .map((w) => Array.from(w.toUpperCase()).filter((c) => /\p{L}/u.test(c)))
+    .filter((w) => w.length > 0);
+}
+
+function noLetter(name: string, kind: "chapter" | "category"): DomainError {
+  const example = kind === "category" ? `release_${name}` : `Release ${name}`;
+  return DomainError.invalid(
+    `The ${kind} "${name}" has no letter: an index prefix is made of the first letter(s) of the ${kind} name (G.F.4), so the name needs at least one letter. Choose a name with a letter, e.g. "${example}".`,
+  );
 }
 
 /** Candidate prefixes for a name, shortest first (steps 1–2 above). Infinite; take what you need. */
 export function* prefixCandidates(name: string, kind: "chapter" | "category"): Generator<string> {
   const tool = kind === "chapter" && name.startsWith(TOOL_CHAPTER) && name.length > TOOL_CHAPTER.length;
-  let ws = words(tool ? name.slice(TOOL_CHAPTER.length) : name);
-  if (ws.length === 0) ws = [["X"]];
+  const ws = words(tool ? name.slice(TOOL_CHAPTER.length) : name);
+  if (ws.length === 0) throw noLetter(name, kind);
   const initials = ws.map((w) => w[0] as string);
   const seen = new Set<string>();
   const emit = function* (candidate: string) {

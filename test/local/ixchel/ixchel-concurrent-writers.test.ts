@@ -74,4 +74,40 @@ describe("ixchel_link from two processes at once", () => {
     const linked = outgoing.find((o) => o.rel === "relates_to")?.targets.map((t) => t.id) ?? [];
     expect([...linked].sort()).toEqual([...acknowledged].sort());
   });
+
+  it("keeps every link while another process updates the same entity's title and tags (one lock for both)", async () => {
+    const [linker, updater] = companions as [Companion, Companion];
+    const targets = Array.from(
+      { length: PER_PROCESS },
+      (_, i) => `iss-${(0x100 + i).toString(16).padStart(6, "0")}`,
+    );
+    await Promise.all([
+      (async () => {
+        for (const to of targets) {
+          const result = await linker.client.callTool({
+            name: "ixchel_link",
+            arguments: { from: "dec-00000a", rel: "blocks", to },
+          });
+          expect(result.isError, textOf(result)).toBeFalsy();
+        }
+      })(),
+      (async () => {
+        for (let i = 0; i < PER_PROCESS; i++) {
+          const result = await updater.client.callTool({
+            name: "ixchel_update",
+            arguments: { id: "dec-00000a", title: `Hub decision v${i}`, tags: [`v${i}`] },
+          });
+          expect(result.isError, textOf(result)).toBeFalsy();
+        }
+      })(),
+    ]);
+    const text = readFileSync(join(root, ".ixchel/decisions/dec-00000a.md"), "utf8");
+    expect(bodyOf(text)).toBe(originalBody);
+    const shown = await linker.client.callTool({ name: "ixchel_show", arguments: { id: "dec-00000a" } });
+    const fm = (shown.structuredContent as { frontmatter: Record<string, unknown> }).frontmatter;
+    expect(fm.title).toBe(`Hub decision v${PER_PROCESS - 1}`);
+    expect(fm.tags).toEqual([`v${PER_PROCESS - 1}`]);
+    expect([...(fm.blocks as string[])].sort()).toEqual([...targets].sort());
+    expect((fm.relates_to as string[]).length).toBe(PER_PROCESS * 2);
+  });
 });

@@ -60,11 +60,12 @@ afterAll(async () => {
 });
 
 describe("ixchel over stdio", () => {
-  it("lists its ten tools with output schemas and honest annotations", async () => {
+  it("lists its thirteen tools with output schemas and honest annotations", async () => {
     const { tools } = await companion.client.listTools();
     const ixchel = tools.filter((t) => t.name.startsWith("ixchel_"));
     expect(ixchel.map((t) => t.name)).toEqual([
       "ixchel_sync",
+      "ixchel_init",
       "ixchel_search",
       "ixchel_show",
       "ixchel_graph",
@@ -73,6 +74,8 @@ describe("ixchel over stdio", () => {
       "ixchel_create",
       "ixchel_link",
       "ixchel_unlink",
+      "ixchel_update",
+      "ixchel_delete",
       "ixchel_check",
     ]);
     for (const tool of ixchel) expect(tool.outputSchema?.type).toBe("object");

@@ -25,7 +25,17 @@ describe("ixchel tool definitions", () => {
       expect(Object.keys((tool.inputSchema.properties as Record<string, unknown>) ?? {})).toContain("repo");
     }
     const writes = compiled.toolList.filter((t) => !t.annotations.readOnlyHint).map((t) => t.name);
-    expect(writes).toEqual(["ixchel_sync", "ixchel_create", "ixchel_link", "ixchel_unlink"]);
-    expect(compiled.toolList.find((t) => t.name === "ixchel_unlink")?.annotations.destructiveHint).toBe(true);
+    expect(writes).toEqual([
+      "ixchel_sync",
+      "ixchel_init",
+      "ixchel_create",
+      "ixchel_link",
+      "ixchel_unlink",
+      "ixchel_update",
+      "ixchel_delete",
+    ]);
+    for (const name of ["ixchel_unlink", "ixchel_update", "ixchel_delete"])
+      expect(compiled.toolList.find((t) => t.name === name)?.annotations.destructiveHint, name).toBe(true);
+    expect(compiled.toolList.find((t) => t.name === "ixchel_init")?.annotations.destructiveHint).toBe(false);
   });
 });

@@ -180,7 +180,8 @@ describe("a writer killed with SIGKILL", () => {
             text: "after",
           }),
         );
-        expect(Date.now() - started).toBeLessThan(10_000);
+        // The killed writer's lock is taken over once unrefreshed for 10 s (file-lock.ts), whatever its pid.
+        expect(Date.now() - started).toBeLessThan(10_000 + 3_000);
         expect(r.index).toBe(`G.K.${listed.length + 1}`);
         expect(ok(await c("get_requirement", { index: r.index }))).toMatchObject({ text: "after" });
         expect((await readdir(reqDir())).sort()).toEqual(["AGENTS.md", "general.md"]);

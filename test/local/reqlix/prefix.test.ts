@@ -58,10 +58,27 @@ describe("index prefixes (G.F.4)", () => {
     expect(uniquePrefix("testing", "category", ["t"])).toBe("TS");
   });
 
-  it("handles names without letters or digits, and other scripts", () => {
-    expect(uniquePrefix("!!!", "chapter", [])).toBe("X");
+  it("handles other scripts", () => {
     expect(uniquePrefix("Требования к тестам", "chapter", [])).toBe("Т");
     expect(uniquePrefix("Требования к тестам", "chapter", ["Т"])).toBe("ТК");
+  });
+
+  it("takes first letters, skipping digits and other non-letters (hardening #17)", () => {
+    expect(uniquePrefix("123test", "category", [])).toBe("T");
+    expect(uniquePrefix("2024 Roadmap", "chapter", [])).toBe("R");
+    expect(uniquePrefix("2024 Roadmap", "chapter", ["R"])).toBe("RD");
+    expect(uniquePrefix("reqlix_2nd_pass", "chapter", [])).toBe("NP");
+    expect(uniquePrefix("v2 api", "category", [])).toBe("V");
+    expect(first("Q3 Goals", "chapter", 3)).toEqual(["Q", "QG", "QGL"]);
+    expect(first("test2case", "category", 3)).toEqual(["T", "TS", "TST"]);
+  });
+
+  it("refuses a name with no letter at all, naming the rule", () => {
+    for (const name of ["!!!", "2024", "1_2_3", "reqlix_42"]) {
+      expect(() => uniquePrefix(name, name.startsWith("reqlix_") ? "chapter" : "category", [])).toThrow(
+        /no letter.*first letter.*G\.F\.4/,
+      );
+    }
   });
 
   it("always returns a prefix of letters and digits that is not taken", () => {
@@ -71,8 +88,13 @@ describe("index prefixes (G.F.4)", () => {
         fc.array(fc.stringMatching(/^[A-Z0-9]{1,4}$/), { maxLength: 40 }),
         fc.constantFrom("chapter" as const, "category" as const),
         (name, taken, kind) => {
+          const base = kind === "chapter" && name.startsWith("reqlix_") ? name.slice(7) : name;
+          if (!/\p{L}/u.test(base)) {
+            expect(() => uniquePrefix(name, kind, taken)).toThrow(/G\.F\.4/);
+            return;
+          }
           const p = uniquePrefix(name, kind, taken);
-          expect(p).toMatch(/^[\p{L}\p{N}]+$/u);
+          expect(p).toMatch(/^\p{L}[\p{L}\p{N}]*$/u);
           expect(taken.map((t) => t.toUpperCase())).not.toContain(p.toUpperCase());
         },
       ),

@@ -170,6 +170,28 @@ describe("insert (G.IR.3/4)", () => {
     await seed("general", "# A\n\n## GLS.GCH.99: a\n\nx\n");
     await expect(insert("general", "A", "b", "y")).rejects.toThrow(/longer than the 10 characters/);
   });
+
+  it("takes prefixes from first letters, skipping digits (hardening #17, G.F.4)", async () => {
+    // The examples: they used to give 1.U.1 and R.2.1.
+    expect((await insert("123test", "Unit Tests", "First", "Body.")).index).toBe("T.U.1");
+    expect((await insert("roadmap", "2024 Roadmap", "Second", "Body.")).index).toBe("R.R.1");
+    expect((await insert("roadmap", "2025 Review", "Third", "Body.")).index).toBe("R.RV.1");
+  });
+
+  it("refuses a category or chapter name with no letter, naming the rule, and writes nothing", async () => {
+    await expect(insert("2024", "Plan", "t", "x")).rejects.toThrow(/category "2024" has no letter.*G\.F\.4/);
+    await expect(insert("general", "2024", "t", "x")).rejects.toThrow(
+      /chapter "2024" has no letter.*G\.F\.4/,
+    );
+    await expect(readFile(file("2024"), "utf8")).rejects.toThrow(/ENOENT/);
+    await expect(readFile(file("general"), "utf8")).rejects.toThrow(/ENOENT/);
+  });
+
+  it("keeps the prefixes a file already carries, even ones the old rule took from digits", async () => {
+    await seed("123test", "# 2024 Roadmap\n\n## 1.2.1: Old\n\nOld body.\n");
+    expect((await insert("123test", "2024 Roadmap", "New", "New body.")).index).toBe("1.2.2");
+    expect((await one("1.2.1")).title).toBe("Old");
+  });
 });
 
 describe("read (G.GR.3, G.GRQ.3/4)", () => {

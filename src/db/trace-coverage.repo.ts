@@ -93,6 +93,8 @@ export async function previousSnapshot(
 export interface RequirementScope {
   /** Row ids: the caller resolved (and so checked) the reference ids in this workspace. */
   requirementRowIds?: number[];
+  /** Normalized requirement reference ids (at most a few hundred per call). */
+  referenceIds?: string[];
   epicRowId?: number;
   storyRowId?: number;
 }
@@ -127,6 +129,7 @@ export async function requirementTallies(
         scope.requirementRowIds !== undefined
           ? inArray(traceCitations.entityId, scope.requirementRowIds)
           : undefined,
+        scope.referenceIds !== undefined ? inArray(requirements.referenceId, scope.referenceIds) : undefined,
         scope.storyRowId !== undefined ? eq(requirements.userStoryId, scope.storyRowId) : undefined,
         scope.epicRowId !== undefined ? eq(userStories.epicId, scope.epicRowId) : undefined,
       ),

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { createEpic, getEpic, listEpics, updateEpic } from "../db/epics.repo.js";
 import { epicHierarchy } from "../db/hierarchy.repo.js";
 import { actor, CREATE, hostedTool, READ, requireChanges, UPDATE } from "./access.js";
+import { hierarchyWithCoverage, storyTreeWithCoverageOutput } from "./coverage.js";
 import {
   cursor,
   entityStatus,
@@ -11,7 +12,6 @@ import {
   limit,
   newWorkItemFields,
   pageOutput,
-  storyTreeOutput,
   workItemChangeFields,
 } from "./schemas.js";
 
@@ -72,9 +72,12 @@ export const epicHierarchyTool = hostedTool({
   description:
     "Read an epic with everything under it: its user stories, and for each story its requirements (most important first) and acceptance criteria. Use it to understand a feature area before planning or coding; cite the reference ids you rely on.",
   input: z.object({ epic_id: epicId() }),
-  output: epicOutput.extend({ user_stories: z.array(storyTreeOutput) }),
+  output: epicOutput.extend({ user_stories: z.array(storyTreeWithCoverageOutput) }),
   annotations: READ,
-  handler: ({ epic_id }, ctx) => ctx.database.read((db) => epicHierarchy(db, ctx.auth.workspaceId, epic_id)),
+  handler: ({ epic_id }, ctx) =>
+    ctx.database.read(async (db) =>
+      hierarchyWithCoverage(db, ctx.auth.workspaceId, await epicHierarchy(db, ctx.auth.workspaceId, epic_id)),
+    ),
 });
 
 export const epicTools = [createEpicTool, updateEpicTool, getEpicTool, listEpicsTool, epicHierarchyTool];

@@ -12,6 +12,7 @@ import { listRelationshipTypes, listRequirementTypes } from "../db/requirement-t
 import { getRequirement, requirementsOfUserStories } from "../db/requirements.repo.js";
 import { requireUserStoryRow } from "../db/user-stories.repo.js";
 import type { HostedContext } from "./context.js";
+import { coverageOfOne } from "./coverage.js";
 import { epicMarkdown, epicTreeMarkdown, requirementMarkdown, userStoryMarkdown } from "./markdown.js";
 import { renderUserStoryRequirements } from "./user-story-requirements.tool.js";
 
@@ -135,7 +136,8 @@ export const requirementResource = entityResource(
     variable: "requirement_id",
     name: "requirement",
     title: "Requirement",
-    description: "A requirement as markdown: text, type, status, priority, people, dates and relationships.",
+    description:
+      "A requirement as markdown: text, type, status, priority, people, dates, trace coverage and relationships.",
     mimeType: MARKDOWN,
   },
   async (id, ctx) =>
@@ -143,6 +145,7 @@ export const requirementResource = entityResource(
       requirementMarkdown(
         await getRequirement(db, ctx.auth.workspaceId, id),
         await relationshipsOfRequirement(db, ctx.auth.workspaceId, id),
+        await coverageOfOne(db, ctx.auth.workspaceId, id),
       ),
     ),
 );

@@ -172,6 +172,11 @@ function valueFor(tool: string, name: string, s: Seed, unique: string): unknown 
       return [{ path: "guide/extra.md", content: `# ${unique}\n\nMore.` }];
     case "docs_root":
       return "docs/vendor";
+    case "ids":
+      // resolve_references: the seed's ids, and one no workspace has.
+      return [s.req1, s.epic, s.story, s.ac, "REQ-9999"];
+    case "missing":
+      return "any";
     default:
       return undefined;
   }

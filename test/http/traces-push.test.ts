@@ -106,6 +106,33 @@ describe("POST /api/v1/traces: bad snapshots → 400 naming the field, nothing s
       "commits.0.sha",
     ],
   ];
+  const one = snapshotBody({ citations: [{ id: "REQ-1" }] }).citations[0];
+  cases.push(
+    [
+      "an unknown citation field",
+      { ...snapshotBody(), citations: [{ ...one, colour: "red" }] },
+      "citations.0.colour",
+    ],
+    ["a citation that is no object", { ...snapshotBody(), citations: [one, 42] }, "citations.1"],
+    ["a revision of 0", { ...snapshotBody(), citations: [{ ...one, revision: 0 }] }, "citations.0.revision"],
+    [
+      "a missing column",
+      { ...snapshotBody(), citations: [{ ...one, column: undefined }] },
+      "citations.0.column",
+    ],
+    [
+      "an empty test name",
+      { ...snapshotBody(), citations: [{ ...one, test_name: "" }] },
+      "citations.0.test_name",
+    ],
+    ["an empty file", { ...snapshotBody(), citations: [{ ...one, file: "" }] }, "citations.0.file"],
+    ["citations not a list", { ...snapshotBody(), citations: {} }, "citations"],
+    [
+      "a bad id in commits",
+      snapshotBody({ commits: [{ sha: "abcdef1", ids: ["X-1"], subject: "" }] }),
+      "commits.0.ids.0",
+    ],
+  );
   it.each(cases)("%s", async (_what, body, field) => {
     const before = await traceRowCounts(t);
     const res = await pushTraces(t, body, editor);

@@ -13,25 +13,34 @@ import type { AppDeps, AppEnv } from "./context.js";
 export const DEFAULT_MAX_TRACE_BODY_BYTES = 64 * 1024 * 1024;
 export const TRACES_PATH = "/api/v1/traces";
 
+/** 400 naming one field, in the shape of a snapshot error (`field` and `errors`). */
+function invalid(message: string, field: string, problem: string): DomainError {
+  const error = DomainError.invalid(message, [{ field, message: problem }]);
+  error.details.field = field;
+  return error;
+}
+
 async function jsonBody(c: Context<AppEnv>): Promise<unknown> {
   const type = c.req.header("content-type") ?? "";
   if (!/^application\/json\b/i.test(type)) {
-    throw DomainError.invalid("Send the snapshot as JSON with Content-Type: application/json.", [
-      { field: "content-type", message: "must be application/json" },
-    ]);
+    throw invalid(
+      "Send the snapshot as JSON with Content-Type: application/json.",
+      "content-type",
+      "must be application/json",
+    );
   }
   const text = await c.req.text();
   if (text.trim() === "") {
-    throw DomainError.invalid("Request body is empty: send the trace snapshot as a JSON object.", [
-      { field: "body", message: "required" },
-    ]);
+    throw invalid("Request body is empty: send the trace snapshot as a JSON object.", "body", "required");
   }
   try {
     return JSON.parse(text);
   } catch {
-    throw DomainError.invalid("Request body is not valid JSON: send the trace snapshot as a JSON object.", [
-      { field: "body", message: "not valid JSON" },
-    ]);
+    throw invalid(
+      "Request body is not valid JSON: send the trace snapshot as a JSON object.",
+      "body",
+      "not valid JSON",
+    );
   }
 }
 

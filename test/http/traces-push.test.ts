@@ -145,7 +145,9 @@ describe("POST /api/v1/traces: bad snapshots → 400 naming the field, nothing s
   });
 
   it("not JSON, empty, or not sent as JSON → 400 naming the body or content type", async () => {
-    expect((await pushTraces(t, "{nope", editor)).body.error.errors[0].field).toBe("body");
+    const notJson = await pushTraces(t, "{nope", editor);
+    expect(notJson.status).toBe(400);
+    expect(notJson.body.error).toMatchObject({ code: "invalid_input", field: "body" });
     expect((await pushTraces(t, "", editor)).body.error.errors[0].field).toBe("body");
     const text = await pushTraces(t, JSON.stringify(snapshotBody()), editor, {
       "content-type": "text/plain",

@@ -5,7 +5,6 @@
  */
 import { z } from "zod";
 import { REQUIREMENT_STATUSES } from "../core/domain.js";
-import { DomainError } from "../core/errors.js";
 import { kindOfReference } from "../core/references.js";
 import {
   COVERAGE_STATUSES,

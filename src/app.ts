@@ -2,9 +2,9 @@
  * createApp(deps) → the one Hono app served by Node (src/node.ts) and Workers (src/worker.ts).
  *
  * Middleware order (issue 2): request id (X-Request-Id on every response, access log) → body limit 1 MiB
- * (413) → Origin/Host check on the MCP faces (DNS rebinding) → per-address limit on failed auth → auth
- * (Bearer PAT) on the MCP faces and the admin API → routes. Per-token rate limits are applied by the MCP
- * face routes and the admin route themselves. One onError.
+ * (413; 64 MiB on the trace push) → Origin/Host check on the MCP faces (DNS rebinding) → per-address limit
+ * on failed auth → auth (Bearer PAT) on the MCP faces, the admin API and the trace push → routes. Per-token
+ * rate limits are applied by the MCP face routes and the admin route themselves. One onError.
  */
 import { Hono } from "hono";
 import { adminRoute } from "./http/admin-route.js";
@@ -19,6 +19,7 @@ import { onError } from "./http/on-error.js";
 import { originCheck } from "./http/origin-check.js";
 import { rateLimitFailedAuth } from "./http/rate-limit.js";
 import { requestId } from "./http/request-id.js";
+import { DEFAULT_MAX_TRACE_BODY_BYTES, TRACES_PATH, tracesRoute } from "./http/traces-route.js";
 
 type FaceDeps = Parameters<typeof mcpRoute>[0] & Parameters<typeof jsonRpcRoute>[0];
 /** AppDeps, plus whatever else the MCP faces accept (e.g. the Worker's JSON-schema validator). */
@@ -26,13 +27,16 @@ export type CreateAppDeps = AppDeps & Omit<FaceDeps, keyof AppDeps>;
 
 // `/x/*` also matches `/x` in Hono; listing both `/x` and `/x/*` would run each middleware twice on `/x`.
 const MCP_PATHS = ["/mcp/*", "/api/v1/mcp/*"];
-const PROTECTED_PATHS = [...MCP_PATHS, "/api/v1/admin/*"];
+const PROTECTED_PATHS = [...MCP_PATHS, "/api/v1/admin/*", TRACES_PATH];
 
 export function createApp(deps: CreateAppDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
 
   app.use("*", requestId({ logger: deps.logger }));
-  app.use("*", limitBody(deps.maxBodyBytes));
+  // A trace push carries up to ~100,000 citations (~20 MB): its own cap instead of the general one.
+  const generalLimit = limitBody(deps.maxBodyBytes);
+  const traceLimit = limitBody(deps.maxTraceBodyBytes ?? DEFAULT_MAX_TRACE_BODY_BYTES);
+  app.use("*", (c, next) => (c.req.path === TRACES_PATH ? traceLimit(c, next) : generalLimit(c, next)));
   const checkOrigin = originCheck({
     ...(deps.allowedOrigins ? { allowedOrigins: deps.allowedOrigins } : {}),
     ...(deps.allowedHosts ? { allowedHosts: deps.allowedHosts } : {}),
@@ -57,6 +61,7 @@ export function createApp(deps: CreateAppDeps): Hono<AppEnv> {
 
   app.route("/", healthRoute(deps));
   app.route("/api/v1/admin", adminRoute(deps));
+  app.route(TRACES_PATH, tracesRoute(deps));
   app.route("/mcp", mcpRoute(deps));
   app.route("/api/v1/mcp", jsonRpcRoute(deps));
 

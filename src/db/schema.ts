@@ -336,6 +336,98 @@ export const docsetPages = sqliteTable(
 );
 
 // ---------------------------------------------------------------------------------------------------------
+// Traceability: snapshots of the reference ids cited in a repository's code, tests and commits
+// ---------------------------------------------------------------------------------------------------------
+
+/**
+ * One scan of one commit of one repository (`POST /api/v1/traces`). Unique per workspace, repository and
+ * commit: a re-push of the same commit replaces its rows in place (same id). "Latest" means highest id; at
+ * most 50 are kept per repository (older ones are pruned by the push that makes room).
+ */
+export const traceSnapshots = sqliteTable(
+  "trace_snapshots",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    workspaceId: integer("workspace_id")
+      .notNull()
+      .references(() => workspaces.id, { onDelete: "cascade" }),
+    repository: text("repository").notNull(),
+    commitSha: text("commit_sha").notNull(),
+    branch: text("branch"),
+    /** When the client scanned (as sent); `created_at`/`updated_at` are the server's times. */
+    scannedAt: text("scanned_at").notNull(),
+    /** SHA-256 of the pushed content (branch, citations, commits): an identical re-push changes nothing. */
+    contentHash: text("content_hash").notNull(),
+    citationCount: integer("citation_count").notNull(),
+    orphanCount: integer("orphan_count").notNull(),
+    createdByUserId: integer("created_by_user_id").references(() => users.id, { onDelete: "set null" }),
+    createdByTokenId: integer("created_by_token_id").references(() => tokens.id, { onDelete: "set null" }),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    uniqueIndex("trace_snapshots_workspace_repository_commit").on(t.workspaceId, t.repository, t.commitSha),
+    // Latest snapshot per repository, and pruning beyond 50: (workspace, repository, id DESC).
+    index("trace_snapshots_workspace_repository_id").on(t.workspaceId, t.repository, t.id),
+  ],
+);
+
+/**
+ * One cited id at one place. `entity_kind` follows from the id's prefix; `entity_id` is the cited row in the
+ * snapshot's workspace when it existed at push time, else null: an orphan, never resolved in another
+ * workspace.
+ */
+export const traceCitations = sqliteTable(
+  "trace_citations",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    snapshotId: integer("snapshot_id")
+      .notNull()
+      .references(() => traceSnapshots.id, { onDelete: "cascade" }),
+    workspaceId: integer("workspace_id")
+      .notNull()
+      .references(() => workspaces.id, { onDelete: "cascade" }),
+    /** The cited id, normalized (`REQ-012`). */
+    referenceId: text("reference_id").notNull(),
+    /** epic | user_story | requirement | acceptance_criterion */
+    entityKind: text("entity_kind").notNull(),
+    entityId: integer("entity_id"),
+    /** The entity revision the citation is pinned to, when the code says so (`REQ-012@3`). */
+    revision: integer("revision"),
+    file: text("file").notNull(),
+    line: integer("line").notNull(),
+    column: integer("column").notNull(),
+    /** impl | test | doc */
+    kind: text("kind").notNull(),
+    testName: text("test_name"),
+    snippet: text("snippet").notNull(),
+  },
+  (t) => [
+    // Coverage of many requirements, citations of one, orphans of a snapshot, pruning: all by snapshot first.
+    index("trace_citations_snapshot_entity").on(t.snapshotId, t.entityKind, t.entityId, t.kind),
+  ],
+);
+
+/** Commits of the pushed range whose messages cite ids. */
+export const traceCommits = sqliteTable(
+  "trace_commits",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    snapshotId: integer("snapshot_id")
+      .notNull()
+      .references(() => traceSnapshots.id, { onDelete: "cascade" }),
+    workspaceId: integer("workspace_id")
+      .notNull()
+      .references(() => workspaces.id, { onDelete: "cascade" }),
+    sha: text("sha").notNull(),
+    /** JSON array of the normalized ids the message cites. */
+    ids: text("ids", { mode: "json" }).$type<string[]>().notNull(),
+    subject: text("subject").notNull(),
+  },
+  (t) => [index("trace_commits_snapshot").on(t.snapshotId)],
+);
+
+// ---------------------------------------------------------------------------------------------------------
 // Audit
 // ---------------------------------------------------------------------------------------------------------
 

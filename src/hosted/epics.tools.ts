@@ -3,6 +3,7 @@ import { z } from "zod";
 import { createEpic, getEpic, listEpics, updateEpic } from "../db/epics.repo.js";
 import { epicHierarchyPage } from "../db/hierarchy.repo.js";
 import { actor, CREATE, hostedTool, READ, requireChanges, UPDATE } from "./access.js";
+import { hierarchyWithCoverage, storyTreeWithCoverageOutput } from "./coverage.js";
 import { pageLimit, toolBudget } from "./paging.js";
 import {
   cursor,
@@ -12,7 +13,6 @@ import {
   limit,
   newWorkItemFields,
   pageOutput,
-  storyTreeOutput,
   workItemChangeFields,
 } from "./schemas.js";
 
@@ -71,10 +71,10 @@ export const epicHierarchyTool = hostedTool({
   name: "epic_hierarchy",
   title: "Epic hierarchy",
   description:
-    "Read an epic with everything under it: its user stories, and for each story its requirements (most important first) and acceptance criteria. Use it to understand a feature area before planning or coding; cite the reference ids you rely on. A large epic comes in pages (limit counts stories, requirements and criteria): when next_cursor is present, call again with it as cursor; a story cut by a page boundary appears again at the top of the next page with the rest of its items.",
+    "Read an epic with everything under it: its user stories, and for each story its requirements (most important first, each with its trace coverage) and acceptance criteria. Use it to understand a feature area before planning or coding; cite the reference ids you rely on. A large epic comes in pages (limit counts stories, requirements and criteria): when next_cursor is present, call again with it as cursor; a story cut by a page boundary appears again at the top of the next page with the rest of its items.",
   input: z.object({ epic_id: epicId(), limit: pageLimit(), cursor: cursor().optional() }),
   output: epicOutput.extend({
-    user_stories: z.array(storyTreeOutput),
+    user_stories: z.array(storyTreeWithCoverageOutput),
     next_cursor: z
       .string()
       .optional()
@@ -82,7 +82,13 @@ export const epicHierarchyTool = hostedTool({
   }),
   annotations: READ,
   handler: ({ epic_id, limit, cursor: after }, ctx) =>
-    ctx.database.read((db) => epicHierarchyPage(db, ctx.auth.workspaceId, epic_id, toolBudget(limit), after)),
+    ctx.database.read(async (db) =>
+      hierarchyWithCoverage(
+        db,
+        ctx.auth.workspaceId,
+        await epicHierarchyPage(db, ctx.auth.workspaceId, epic_id, toolBudget(limit), after),
+      ),
+    ),
 });
 
 export const epicTools = [createEpicTool, updateEpicTool, getEpicTool, listEpicsTool, epicHierarchyTool];

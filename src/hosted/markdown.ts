@@ -58,6 +58,7 @@ ${list}`;
 export function requirementMarkdown(
   r: Requirement,
   relationships?: { outgoing: Relationship[]; incoming: Relationship[] },
+  coverage?: string,
 ): string {
   const links = relationships
     ? `\n## Relationships\n\n${
@@ -78,6 +79,7 @@ ${facts([
   ["Assignee", who(r.assignee_username)],
   ["Created", r.created_at],
   ["Updated", r.updated_at],
+  ...(coverage === undefined ? [] : [["Coverage", coverage] as [string, string]]),
 ])}
 
 ${body(r.description)}

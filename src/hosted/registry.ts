@@ -16,6 +16,7 @@ import { relationshipTools } from "./relationships.tools.js";
 import { requirementTools } from "./requirements.tools.js";
 import { hostedResources } from "./resources.js";
 import { searchTools } from "./search.tools.js";
+import { traceTools } from "./traces.tools.js";
 import { typeTools } from "./types.tools.js";
 import { userStoryTools } from "./user-stories.tools.js";
 import { getUserStoryRequirementsTool } from "./user-story-requirements.tool.js";
@@ -35,6 +36,7 @@ export const hostedRegistry: Registry<HostedContext> = {
     ...deleteTools,
     ...typeTools,
     ...docsetTools,
+    ...traceTools,
   ],
   resources: [...hostedResources, ...docsetResources],
   prompts: hostedPrompts,

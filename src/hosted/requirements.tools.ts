@@ -8,6 +8,7 @@ import {
   updateRequirement,
 } from "../db/requirements.repo.js";
 import { actor, CREATE, hostedTool, READ, requireChanges, UPDATE } from "./access.js";
+import { coverageOfOne, coverageOutput } from "./coverage.js";
 import {
   assignee,
   clearableAssignee,
@@ -88,12 +89,14 @@ export const getRequirementTool = hostedTool({
     "Read one requirement by reference id (e.g. REQ-048): its text, type, status, priority, people, timestamps, and its relationships to other requirements (outgoing and incoming). Read it before implementing or changing the behaviour it describes.",
   input: z.object({ requirement_id: requirementId() }),
   output: requirementOutput.extend({
+    coverage: coverageOutput(),
     relationships: z.object({ outgoing: z.array(relationshipOutput), incoming: z.array(relationshipOutput) }),
   }),
   annotations: READ,
   handler: ({ requirement_id }, ctx) =>
     ctx.database.read(async (db) => ({
       ...(await getRequirement(db, ctx.auth.workspaceId, requirement_id)),
+      coverage: await coverageOfOne(db, ctx.auth.workspaceId, requirement_id),
       relationships: await relationshipsOfRequirement(db, ctx.auth.workspaceId, requirement_id),
     })),
 });

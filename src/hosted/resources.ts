@@ -13,6 +13,7 @@ import { listRelationshipTypes, listRequirementTypes } from "../db/requirement-t
 import { getRequirement } from "../db/requirements.repo.js";
 import { requireUserStoryRow } from "../db/user-stories.repo.js";
 import type { HostedContext } from "./context.js";
+import { coverageOfOne } from "./coverage.js";
 import {
   criterionMarkdown,
   epicMarkdown,
@@ -154,7 +155,8 @@ export const requirementResource = entityResource(
     variable: "requirement_id",
     name: "requirement",
     title: "Requirement",
-    description: "A requirement as markdown: text, type, status, priority, people, dates and relationships.",
+    description:
+      "A requirement as markdown: text, type, status, priority, people, dates, trace coverage and relationships.",
     mimeType: MARKDOWN,
   },
   async (id, ctx) =>
@@ -162,6 +164,7 @@ export const requirementResource = entityResource(
       requirementMarkdown(
         await getRequirement(db, ctx.auth.workspaceId, id),
         await relationshipsOfRequirement(db, ctx.auth.workspaceId, id),
+        await coverageOfOne(db, ctx.auth.workspaceId, id),
       ),
     ),
 );

@@ -75,4 +75,6 @@ export interface AppDeps {
   clock?: () => Date;
   /** Largest request body accepted; default 1 MiB (larger → 413). */
   maxBodyBytes?: number;
+  /** Largest trace push (`POST /api/v1/traces`) accepted; default 64 MiB (larger → 413). */
+  maxTraceBodyBytes?: number;
 }

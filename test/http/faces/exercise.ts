@@ -176,6 +176,11 @@ function valueFor(tool: string, name: string, s: Seed, unique: string): unknown 
       // A delete of a seeded parent with children is refused without it; with it, the call reaches as far
       // as it can (so a delete that crossed workspaces would show).
       return true;
+    case "ids":
+      // resolve_references: the seed's ids, and one no workspace has.
+      return [s.req1, s.epic, s.story, s.ac, "REQ-9999"];
+    case "missing":
+      return "any";
     default:
       return undefined;
   }

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { compiledFor } from "../../../src/http/faces-common.js";
 import { createTestApp, type TestApp } from "../../helpers/app.js";
 import { type Snapshot, workspaceSnapshot } from "../../helpers/db-snapshot.js";
+import { pushTraces, snapshotBody, traceRowCounts } from "../../helpers/traces.js";
 import { exerciseOrder, outcomeOf, type Seed, sampleArgs, seed } from "./exercise.js";
 import { callTool } from "./http.js";
 
@@ -77,4 +78,18 @@ describe.each(["jsonrpc", "mcp"] as const)("roles on %s", (face) => {
       expect(problems).toEqual([]);
     },
   );
+});
+
+describe("roles on the trace push route (POST /api/v1/traces, not a registry tool)", () => {
+  it("viewer → 403 and nothing stored; editor and admin → 201", async () => {
+    const before = await traceRowCounts(t);
+    const refused = await pushTraces(t, snapshotBody({ repository: "roles/viewer" }), tokens.viewer);
+    expect(refused.status).toBe(403);
+    expect(refused.body.error.message).toContain("needs the editor role");
+    expect(await traceRowCounts(t)).toEqual(before);
+    for (const role of ["editor", "admin"] as const) {
+      const pushed = await pushTraces(t, snapshotBody({ repository: `roles/${role}` }), tokens[role]);
+      expect(pushed.status, role).toBe(201);
+    }
+  });
 });

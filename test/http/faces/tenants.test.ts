@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { auditFor, compiledFor } from "../../../src/http/faces-common.js";
 import { createTestApp, type TestApp } from "../../helpers/app.js";
 import { coveredTables, workspaceSnapshot } from "../../helpers/db-snapshot.js";
+import { pushTraces, snapshotBody } from "../../helpers/traces.js";
 import { idFor, outcomeOf, type Seed, sampleArgs, samplePromptArgs, sampleUri, seed } from "./exercise.js";
 import { callTool, mcp, type RpcAnswer, rpc } from "./http.js";
 
@@ -25,6 +26,21 @@ beforeAll(async () => {
   aType = `${MARKER} Type`;
   const typed = await rpc(t, "tools/call", { name: "create_requirement_type", arguments: { name: aType } });
   expect(typed.status).toBe(200);
+  // A's traces (the push route is no registry tool): marked, so a trace tool that leaked them would show it.
+  const pushed = await pushTraces(
+    t,
+    snapshotBody({
+      repository: `${MARKER}-repo`,
+      branch: `${MARKER}-branch`,
+      citations: [
+        { id: a.req1, snippet: `${MARKER} impl` },
+        { id: a.req2, kind: "test", test_name: `${MARKER} test` },
+        { id: "REQ-9999", snippet: MARKER },
+      ],
+      commits: [{ sha: "abcdef1", ids: [a.req1], subject: `${MARKER} commit` }],
+    }),
+  );
+  expect(pushed.status).toBe(201);
   // The most powerful role in the other workspace: isolation must not depend on a weak role.
   intruder = await t.createToken("mallory", "admin", "beta");
 });
@@ -132,7 +148,26 @@ describe("tenant isolation", () => {
       expect(leaks(own), face).toBe(true);
       const read = await send(face)(t, "resources/read", { uri: `epic://${a.epic}` });
       expect(leaks(read), face).toBe(true);
+      const traces = await callTool(t, face, "get_requirement_traces", { requirement_id: a.req1 });
+      expect(leaks(traces), face).toBe(true);
     }
+  });
+
+  it("the trace push route: the other workspace's push of the same repository and commit is its own", async () => {
+    const before = await workspaceSnapshot(t.database.client, t.workspaceId);
+    const theirs = await pushTraces(
+      t,
+      snapshotBody({ repository: `${MARKER}-repo`, citations: [{ id: a.req1, kind: "test" }] }),
+      intruder,
+    );
+    // Created (not "already stored"): A's snapshot of that commit is invisible to it; A's ids are orphans there.
+    expect(theirs.status).toBe(201);
+    expect(theirs.body.orphans).toEqual([a.req1]);
+    expect(theirs.text).not.toContain(`${MARKER} impl`);
+    expect(await workspaceSnapshot(t.database.client, t.workspaceId)).toEqual(before);
+    // A's coverage is unchanged by it: req1 is still implemented only.
+    const own = await callTool(t, "jsonrpc", "get_requirement_traces", { requirement_id: a.req1 });
+    expect(own.body.result.structuredContent.coverage).toBe("impl_only");
   });
 
   it("reference ids count per workspace: the other workspace's first epic is EP-001 too", async () => {

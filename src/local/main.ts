@@ -6,6 +6,7 @@ import { compileRegistries } from "../protocol/compile.js";
 import { createMcpServer } from "../protocol/mcp-server.js";
 import type { LocalContext, LocalEnvironment } from "./context.js";
 import { JsonRpcStdioServerTransport } from "./stdio-transport.js";
+import { runTraceCli } from "./trace/cli.js";
 import { toolsets } from "./toolsets.js";
 
 declare const __REQLIX_VERSION__: string | undefined;
@@ -22,6 +23,7 @@ function usage(program: string, defaults?: string[]): string {
   const names = Object.keys(toolsets).join(",");
   const defaultList = defaults ? defaults.join(",") : names || "all";
   return `Usage: ${program} [--toolsets ${names || "<list>"}] [--help] [--version]
+       ${program} trace [--format table|json|markdown|junit] [--fail-on …] [--push URL --token T]   (trace --help)
 
 An MCP server over stdio that gives an AI coding assistant file-based tools over the working copy.
 
@@ -65,6 +67,16 @@ export function parseToolsets(argv: string[], defaults: string[]): string[] {
 
 export async function runCompanion(options: CompanionOptions): Promise<void> {
   const argv = process.argv.slice(2);
+  if (argv[0] === "trace") {
+    // `reqlix-mcp trace …`: the CI report, not the MCP server.
+    process.exitCode = await runTraceCli(argv.slice(1), {
+      cwd: process.cwd(),
+      env: process.env,
+      out: (text) => process.stdout.write(text),
+      err: (text) => process.stderr.write(text),
+    });
+    return;
+  }
   if (argv.includes("--help") || argv.includes("-h")) {
     process.stdout.write(usage(options.program, options.defaultToolsets));
     return;

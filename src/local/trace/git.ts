@@ -13,25 +13,17 @@ function git(root: string, args: string[]): Promise<string> {
   });
 }
 
-/** True when `root` is inside a git work tree (and git is installed). */
-export async function isGitWorkTree(root: string): Promise<boolean> {
+/**
+ * Tracked files plus untracked ones git does not ignore, relative to `root`, `/`-separated; undefined when
+ * `root` is not in a git work tree (or git is missing). One process: its cost is paid on every rescan.
+ */
+export async function gitFiles(root: string): Promise<string[] | undefined> {
+  let out: string;
   try {
-    return (await git(root, ["rev-parse", "--is-inside-work-tree"])).trim() === "true";
+    out = await git(root, ["ls-files", "-z", "--cached", "--others", "--exclude-standard", "--deduplicate"]);
   } catch {
-    return false;
+    return undefined;
   }
-}
-
-/** Tracked files plus untracked ones git does not ignore, relative to `root`, `/`-separated. */
-export async function gitFiles(root: string): Promise<string[]> {
-  const out = await git(root, [
-    "ls-files",
-    "-z",
-    "--cached",
-    "--others",
-    "--exclude-standard",
-    "--deduplicate",
-  ]);
   return out.split("\0").filter((p) => p.length > 0);
 }
 
@@ -69,15 +61,14 @@ export async function commitsCiting(
   return commits;
 }
 
+/** HEAD's commit and branch (null before the first commit, or on a detached HEAD for the branch). */
+/** HEAD's commit and branch (null before the first commit; branch null on a detached HEAD). */
 export async function headCommit(root: string): Promise<{ sha: string | null; branch: string | null }> {
-  let sha: string | null = null;
-  let branch: string | null = null;
   try {
-    sha = (await git(root, ["rev-parse", "HEAD"])).trim() || null;
-  } catch {}
-  try {
-    const b = (await git(root, ["symbolic-ref", "--quiet", "--short", "HEAD"])).trim();
-    branch = b || null;
-  } catch {}
-  return { sha, branch };
+    const [sha = "", refs = ""] = (await git(root, ["log", "-1", "--no-color", "--format=%H%n%D"])).split("\n");
+    const branch = /^HEAD -> ([^,]+)/.exec(refs)?.[1] ?? null;
+    return { sha: sha.trim() || null, branch };
+  } catch {
+    return { sha: null, branch: null };
+  }
 }

@@ -5,13 +5,13 @@
  * and the CLI share it.
  */
 import { createHash } from "node:crypto";
-import { closeSync, fstatSync, lstatSync, openSync, readSync } from "node:fs";
+import { closeSync, constants, fstatSync, lstatSync, openSync, readSync } from "node:fs";
 import { join } from "node:path";
 import picomatch from "picomatch";
-import { type CacheEntry, cacheDir, loadCache, type ScanCache, saveCache } from "./cache.js";
+import { type CacheEntry, cacheDir, loadCache, type ScanCache, type SkipReason, saveCache } from "./cache.js";
 import { type Citation, type CitationKind, CitationMatcher } from "./citations.js";
 import { loadTraceConfig, type TraceConfig } from "./config.js";
-import { type CommitCitation, commitsCiting, gitFiles, headCommit, isGitWorkTree } from "./git.js";
+import { type CommitCitation, commitsCiting, gitFiles, headCommit } from "./git.js";
 import { CatalogReader, type LocalCatalog } from "./requirements.js";
 import { walkFiles } from "./walk.js";
 
@@ -78,31 +78,38 @@ export function fileFilter(config: TraceConfig, requirementsRel: string | null):
 
 let readBuffer = Buffer.allocUnsafe(1 << 20);
 
-/** Reads one file (no symbolic link followed) into the shared buffer: its bytes, or why it was skipped. */
-function readOne(
-  abs: string,
-  size: number,
-  cap: number,
-): { bytes: Buffer } | { skipped: CacheEntry["skipped"] | "unreadable" } {
-  if (size > cap) return { skipped: "too_large" };
+type ReadOutcome =
+  | { bytes: Buffer; size: number; mtimeMs: number }
+  | { skipped: SkipReason; size: number; mtimeMs: number }
+  | { skipped: "unreadable" | "not_file" };
+
+/**
+ * Reads one file into the shared buffer, never through a symbolic link (O_NOFOLLOW); size and mtime come
+ * from the open descriptor, so a cold scan needs no separate stat.
+ */
+function readOne(abs: string, cap: number): ReadOutcome {
   let fd: number;
   try {
-    fd = openSync(abs, "r");
-  } catch {
-    return { skipped: "unreadable" };
+    fd = openSync(abs, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return { skipped: code === "ELOOP" || code === "ENOENT" || code === "EISDIR" ? "not_file" : "unreadable" };
   }
   try {
-    const actual = fstatSync(fd).size;
-    if (actual > cap) return { skipped: "too_large" };
-    if (readBuffer.length < actual) readBuffer = Buffer.allocUnsafe(actual);
+    const info = fstatSync(fd);
+    if (!info.isFile()) return { skipped: "not_file" };
+    const size = info.size;
+    const mtimeMs = info.mtimeMs;
+    if (size > cap) return { skipped: "too_large", size, mtimeMs };
+    if (readBuffer.length < size) readBuffer = Buffer.allocUnsafe(size);
     let got = 0;
-    while (got < actual) {
-      const n = readSync(fd, readBuffer, got, actual - got, got);
+    while (got < size) {
+      const n = readSync(fd, readBuffer, got, size - got, got);
       if (n === 0) break;
       got += n;
     }
-    if (isBinary(readBuffer, got)) return { skipped: "binary" };
-    return { bytes: readBuffer.subarray(0, got) };
+    if (isBinary(readBuffer, got)) return { skipped: "binary", size, mtimeMs };
+    return { bytes: readBuffer.subarray(0, got), size, mtimeMs };
   } catch {
     return { skipped: "unreadable" };
   } finally {
@@ -128,11 +135,10 @@ export async function scanProject(root: string, options: ScanOptions): Promise<S
   const dir = cacheDir(options.env);
   let cache = state.cache?.key === key ? state.cache : undefined;
   if (!cache) cache = options.persist ? await loadCache(dir, root, key) : { key, entries: new Map() };
-  const git = await isGitWorkTree(root);
-  const [paths, head] = await Promise.all([
-    git ? gitFiles(root) : walkFiles(root),
-    git ? headCommit(root) : Promise.resolve({ sha: null, branch: null }),
-  ]);
+  const [listed, gitHead] = await Promise.all([gitFiles(root), headCommit(root)]);
+  const git = listed !== undefined;
+  const paths = listed ?? (await walkFiles(root));
+  const head = git ? gitHead : { sha: null, branch: null };
   const wanted = fileFilter(config, catalog.relPath);
   const kindOf = classifier(config);
   const entries = new Map<string, CacheEntry>();
@@ -142,29 +148,28 @@ export async function scanProject(root: string, options: ScanOptions): Promise<S
   for (const path of paths) {
     if (!wanted(path)) continue;
     const abs = join(root, path);
-    const info = lstatSync(abs, { throwIfNoEntry: false });
-    if (!info?.isFile()) continue; // deleted, a symbolic link (never followed) or a submodule
-    summary.files++;
     const old = cache.entries.get(path);
-    let entry: CacheEntry;
-    if (old && old.size === info.size && old.mtimeMs === info.mtimeMs) {
-      entry = old;
-    } else {
+    let entry: CacheEntry | undefined;
+    if (old) {
+      // Only a cached file needs a stat first: an unchanged one is not opened at all.
+      const info = lstatSync(abs, { throwIfNoEntry: false });
+      if (!info?.isFile()) continue; // deleted, a symbolic link (never followed) or a submodule
+      if (old.size === info.size && old.mtimeMs === info.mtimeMs) entry = old;
+    }
+    if (!entry) {
       summary.read++;
-      const got = readOne(abs, info.size, config.maxFileBytes);
-      if ("skipped" in got) {
+      const got = readOne(abs, config.maxFileBytes);
+      if (!("size" in got)) {
         if (got.skipped === "unreadable") {
+          summary.files++;
           summary.skipped.unreadable++;
-          continue;
         }
-        entry = { size: info.size, mtimeMs: info.mtimeMs, citations: [], skipped: got.skipped };
-      } else {
-        entry = {
-          size: info.size,
-          mtimeMs: info.mtimeMs,
-          citations: matcher.scan(got.bytes, path, kindOf(path)),
-        };
+        continue;
       }
+      entry =
+        "bytes" in got
+          ? { size: got.size, mtimeMs: got.mtimeMs, citations: matcher.scan(got.bytes, path, kindOf(path)) }
+          : { size: got.size, mtimeMs: got.mtimeMs, citations: [], skipped: got.skipped };
       if (++sinceYield >= 256) {
         // Let the companion answer other requests during a long cold scan, and honour cancellation.
         sinceYield = 0;
@@ -172,6 +177,7 @@ export async function scanProject(root: string, options: ScanOptions): Promise<S
         options.signal?.throwIfAborted();
       }
     }
+    summary.files++;
     if (entry.skipped) summary.skipped[entry.skipped]++;
     entries.set(path, entry);
     if (entry.citations.length > 0) byFile.set(path, entry.citations);

@@ -9,6 +9,7 @@ import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import type { Citation } from "./citations.js";
+import type { CommitCitation } from "./git.js";
 
 export type SkipReason = "binary" | "too_large";
 
@@ -19,9 +20,18 @@ export interface CacheEntry {
   skipped?: SkipReason;
 }
 
+export interface CommitsMemo {
+  head: string;
+  limit: number;
+  source: string;
+  list: CommitCitation[];
+}
+
 export interface ScanCache {
   key: string;
   entries: Map<string, CacheEntry>;
+  /** The citing commits of the last scan, reused while HEAD, the history limit and the pattern stay. */
+  commits?: CommitsMemo;
 }
 
 const VERSION = 1;
@@ -43,9 +53,10 @@ export async function loadCache(dir: string, root: string, key: string): Promise
       key: string;
       root: string;
       entries: [string, CacheEntry][];
+      commits?: CommitsMemo;
     };
     if (data.version === VERSION && data.key === key && data.root === root) {
-      return { key, entries: new Map(data.entries) };
+      return { key, entries: new Map(data.entries), commits: data.commits };
     }
   } catch {}
   return { key, entries: new Map() };
@@ -59,7 +70,13 @@ export async function saveCache(dir: string, root: string, cache: ScanCache): Pr
     const temp = `${target}.${process.pid}.${Date.now()}.tmp`;
     await writeFile(
       temp,
-      JSON.stringify({ version: VERSION, key: cache.key, root, entries: [...cache.entries] }),
+      JSON.stringify({
+        version: VERSION,
+        key: cache.key,
+        root,
+        entries: [...cache.entries],
+        commits: cache.commits,
+      }),
     );
     await rename(temp, target);
   } catch {}

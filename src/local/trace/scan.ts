@@ -35,13 +35,14 @@ export interface ScanResult extends ScanSummary {
   commits: CommitCitation[];
   scanned_at: string;
   duration_ms: number;
+  /** Milliseconds per phase (listing, files, commits, cache), for benchmarks and diagnostics. */
+  timing: Record<string, number>;
 }
 
 /** What survives between scans of one project (the companion keeps it in memory). */
 export interface ScanState {
   cache?: ScanCache;
   catalog: CatalogReader;
-  commits?: { head: string; limit: number; source: string; list: CommitCitation[] };
 }
 
 export function newScanState(): ScanState {
@@ -93,7 +94,9 @@ function readOne(abs: string, cap: number): ReadOutcome {
     fd = openSync(abs, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    return { skipped: code === "ELOOP" || code === "ENOENT" || code === "EISDIR" ? "not_file" : "unreadable" };
+    return {
+      skipped: code === "ELOOP" || code === "ENOENT" || code === "EISDIR" ? "not_file" : "unreadable",
+    };
   }
   try {
     const info = fstatSync(fd);
@@ -127,6 +130,13 @@ function cacheKey(config: TraceConfig, matcher: CitationMatcher, catalog: LocalC
 /** Scans the project at `root` (an absolute, real path). */
 export async function scanProject(root: string, options: ScanOptions): Promise<ScanResult> {
   const started = performance.now();
+  const timing: Record<string, number> = {};
+  let lap = started;
+  const mark = (phase: string) => {
+    const now = performance.now();
+    timing[phase] = Math.round(now - lap);
+    lap = now;
+  };
   const state = options.state ?? newScanState();
   const config = await loadTraceConfig(root);
   const catalog = await state.catalog.read(root, options.env);
@@ -135,10 +145,12 @@ export async function scanProject(root: string, options: ScanOptions): Promise<S
   const dir = cacheDir(options.env);
   let cache = state.cache?.key === key ? state.cache : undefined;
   if (!cache) cache = options.persist ? await loadCache(dir, root, key) : { key, entries: new Map() };
+  mark("setup");
   const [listed, gitHead] = await Promise.all([gitFiles(root), headCommit(root)]);
   const git = listed !== undefined;
   const paths = listed ?? (await walkFiles(root));
   const head = git ? gitHead : { sha: null, branch: null };
+  mark("listing");
   const wanted = fileFilter(config, catalog.relPath);
   const kindOf = classifier(config);
   const entries = new Map<string, CacheEntry>();
@@ -182,19 +194,25 @@ export async function scanProject(root: string, options: ScanOptions): Promise<S
     entries.set(path, entry);
     if (entry.citations.length > 0) byFile.set(path, entry.citations);
   }
-  const fresh: ScanCache = { key, entries };
+  mark("files");
+  const fresh: ScanCache = { key, entries, commits: cache.commits };
   state.cache = fresh;
   let commits: CommitCitation[] = [];
+  let commitsChanged = false;
   if (git && head.sha && config.historyCommits > 0) {
-    const c = state.commits;
+    const c = fresh.commits;
     if (c && c.head === head.sha && c.limit === config.historyCommits && c.source === matcher.source)
       commits = c.list;
     else {
       commits = await commitsCiting(root, config.historyCommits, matcher);
-      state.commits = { head: head.sha, limit: config.historyCommits, source: matcher.source, list: commits };
+      fresh.commits = { head: head.sha, limit: config.historyCommits, source: matcher.source, list: commits };
+      commitsChanged = true;
     }
   }
-  if (options.persist && summary.read > 0) await saveCache(dir, root, fresh);
+  mark("commits");
+  if (options.persist && (summary.read > 0 || commitsChanged || entries.size !== cache.entries.size))
+    await saveCache(dir, root, fresh);
+  mark("save");
   return {
     ...summary,
     root,
@@ -207,5 +225,6 @@ export async function scanProject(root: string, options: ScanOptions): Promise<S
     commits,
     scanned_at: new Date().toISOString(),
     duration_ms: Math.round(performance.now() - started),
+    timing,
   };
 }

@@ -20,7 +20,8 @@ function trace(fx: Fixture, args: string[], env: Record<string, string> = {}): P
       "/usr/bin/node", // the bundle must run on the system's Node 20
       [BUNDLE, "trace", ...args],
       { cwd: fx.root, env: { ...fx.env, ...env }, maxBuffer: 1 << 26 },
-      (error, stdout, stderr) => resolve({ code: error ? ((error as { code?: number }).code ?? -1) : 0, stdout, stderr }),
+      (error, stdout, stderr) =>
+        resolve({ code: error ? ((error as { code?: number }).code ?? -1) : 0, stdout, stderr }),
     );
   });
 }
@@ -64,7 +65,11 @@ describe("reqlix-mcp trace gates (exit 1 when a chosen gate fails)", () => {
     const passed = await trace(fx, ["--fail-on", "test_only", "--status", "Active", "--format", "json"]);
     // Without a server, hosted ids have no status: --status Active keeps the local requirements only.
     expect(passed.code).toBe(0);
-    expect(JSON.parse(passed.stdout).rows.map((r: { id: string }) => r.id)).toEqual(["G.GI.1", "G.GI.2", "G.GI.3"]);
+    expect(JSON.parse(passed.stdout).rows.map((r: { id: string }) => r.id)).toEqual([
+      "G.GI.1",
+      "G.GI.2",
+      "G.GI.3",
+    ]);
   });
 
   it("gates pass when the project is clean", async () => {
@@ -85,7 +90,10 @@ describe("reqlix-mcp trace usage errors (exit 2)", () => {
     [["--push", "http://127.0.0.1:9"], /--push needs --token/],
     [["--push", "ftp://x", "--token", "t"], /must be an http\(s\) URL/],
     [["--repo", "x"], /--repo and --commit go with --push/],
-    [["--push", "http://127.0.0.1:9", "--token", "t", "--commit", "xyz"], /--commit "xyz" must be 7–64 hexadecimal/],
+    [
+      ["--push", "http://127.0.0.1:9", "--token", "t", "--commit", "xyz"],
+      /--commit "xyz" must be 7–64 hexadecimal/,
+    ],
     [["--root", "/nonexistent/folder"], /does not exist/],
   ])("%j", async (args, message) => {
     const r = await trace(fx, args);
@@ -114,7 +122,9 @@ describe("reqlix-mcp trace formats", () => {
     const ids = json.rows.map((r: { id: string }) => r.id);
     expect(ids).toContain("REQ-012");
     expect(json.orphans.map((c: { id: string }) => c.id)).toEqual(["G.ZZ.4"]);
-    expect(json.suspects).toMatchObject([{ id: "G.GI.2", revision: 2, current_revision: 3, file: "src/auth.ts", line: 5 }]);
+    expect(json.suspects).toMatchObject([
+      { id: "G.GI.2", revision: 2, current_revision: 3, file: "src/auth.ts", line: 5 },
+    ]);
     expect(json.scan.skipped).toEqual({ binary: 1, too_large: 0, unreadable: 0 });
     const md = (await trace(fx, ["--format", "markdown"])).stdout;
     for (const id of ids) expect(md).toContain(`| ${id} |`);
@@ -122,7 +132,9 @@ describe("reqlix-mcp trace formats", () => {
     expect(junit.code).toBe(1);
     expect(junit.stdout).toMatch(/^<\?xml/);
     expect(junit.stdout).toContain(`tests="${ids.length + 2}" failures="1"`);
-    expect(junit.stdout).toContain('<testcase classname="requirements" name="G.GI.3: Never cited"><failure message="uncovered">');
+    expect(junit.stdout).toContain(
+      '<testcase classname="requirements" name="G.GI.3: Never cited"><failure message="uncovered">',
+    );
   });
 });
 
@@ -151,19 +163,53 @@ describe("reqlix-mcp trace against the hosted contract (a real local HTTP server
   });
 
   it("resolves hosted ids: REQ-999 is an orphan, statuses feed --status Active", async () => {
-    const r = await trace(fx, ["--url", server.url, "--token", server.token, "--status", "Active", "--fail-on", "orphan", "--format", "json"]);
+    const r = await trace(fx, [
+      "--url",
+      server.url,
+      "--token",
+      server.token,
+      "--status",
+      "Active",
+      "--fail-on",
+      "orphan",
+      "--format",
+      "json",
+    ]);
     expect(r.code).toBe(1);
     const m = JSON.parse(r.stdout);
     expect(m.orphans.map((c: { id: string }) => c.id).sort()).toEqual(["G.ZZ.4", "REQ-999"]);
-    expect(m.rows.map((r: { id: string }) => r.id)).toEqual(["G.GI.1", "G.GI.2", "G.GI.3", "REQ-007", "REQ-012"]);
-    expect(m.rows.find((r: { id: string }) => r.id === "REQ-012")).toMatchObject({ title: "Lock out after 5 failures", coverage: "covered", exists: true, revision: 2 });
-    expect(server.resolveCalls.at(-1)?.sort()).toEqual(["AC-004", "EP-001", "REQ-007", "REQ-012", "REQ-020", "REQ-030", "REQ-999", "US-003"]);
+    expect(m.rows.map((r: { id: string }) => r.id)).toEqual([
+      "G.GI.1",
+      "G.GI.2",
+      "G.GI.3",
+      "REQ-007",
+      "REQ-012",
+    ]);
+    expect(m.rows.find((r: { id: string }) => r.id === "REQ-012")).toMatchObject({
+      title: "Lock out after 5 failures",
+      coverage: "covered",
+      exists: true,
+      revision: 2,
+    });
+    expect(server.resolveCalls.at(-1)?.sort()).toEqual([
+      "AC-004",
+      "EP-001",
+      "REQ-007",
+      "REQ-012",
+      "REQ-020",
+      "REQ-030",
+      "REQ-999",
+      "US-003",
+    ]);
     // The token travels in the header only.
     expect(r.stdout + r.stderr).not.toContain(server.token);
   });
 
   it("REQ-7@2 is not suspect at revision 2; the env variables work as --url/--token", async () => {
-    const r = await trace(fx, ["--format", "json", "--fail-on", "suspect"], { REQLIX_URL: server.url, REQLIX_TOKEN: server.token });
+    const r = await trace(fx, ["--format", "json", "--fail-on", "suspect"], {
+      REQLIX_URL: server.url,
+      REQLIX_TOKEN: server.token,
+    });
     const m = JSON.parse(r.stdout);
     expect(m.suspects.map((c: { id: string }) => c.id)).toEqual(["G.GI.2"]);
     expect(r.code).toBe(1);
@@ -171,7 +217,16 @@ describe("reqlix-mcp trace against the hosted contract (a real local HTTP server
 
   it("--push sends a snapshot the contract accepts: hosted ids only, commits citing them", async () => {
     const before = server.pushes.length;
-    const r = await trace(fx, ["--push", server.url, "--token", server.token, "--repo", "acme/app", "--format", "json"]);
+    const r = await trace(fx, [
+      "--push",
+      server.url,
+      "--token",
+      server.token,
+      "--repo",
+      "acme/app",
+      "--format",
+      "json",
+    ]);
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
     expect(server.pushes).toHaveLength(before + 1);
@@ -179,7 +234,15 @@ describe("reqlix-mcp trace against the hosted contract (a real local HTTP server
       repository: string;
       commit: string;
       branch: string | null;
-      citations: { id: string; file: string; line: number; column: number; kind: string; test_name: string | null; revision: number | null }[];
+      citations: {
+        id: string;
+        file: string;
+        line: number;
+        column: number;
+        kind: string;
+        test_name: string | null;
+        revision: number | null;
+      }[];
       commits: { sha: string; ids: string[]; subject: string }[];
     };
     expect(pushProblem(body)).toBeUndefined();
@@ -188,12 +251,31 @@ describe("reqlix-mcp trace against the hosted contract (a real local HTTP server
     expect(body.branch).toBe("main");
     expect(body.citations.every((c) => /^(EP|US|REQ|AC)-\d+$/.test(c.id))).toBe(true);
     expect(body.citations).toContainEqual(
-      expect.objectContaining({ id: "REQ-012", file: "src/auth.test.ts", line: 2, column: 5, kind: "test", test_name: "REQ-012 rejects a wrong password", revision: null }),
+      expect.objectContaining({
+        id: "REQ-012",
+        file: "src/auth.test.ts",
+        line: 2,
+        column: 5,
+        kind: "test",
+        test_name: "REQ-012 rejects a wrong password",
+        revision: null,
+      }),
     );
     expect(body.citations).toContainEqual(expect.objectContaining({ id: "REQ-007", revision: 2 }));
-    expect(body.commits).toEqual([{ sha: expect.stringMatching(/^[0-9a-f]{40}$/), ids: ["REQ-012", "AC-004"], subject: "Handle REQ-012 lockout (AC-004)" }]);
+    expect(body.commits).toEqual([
+      {
+        sha: expect.stringMatching(/^[0-9a-f]{40}$/),
+        ids: ["REQ-012", "AC-004"],
+        subject: "Handle REQ-012 lockout (AC-004)",
+      },
+    ]);
     const out = JSON.parse(r.stdout);
-    expect(out.push).toMatchObject({ snapshot_id: before + 1, created: true, citations: body.citations.length, orphans: ["REQ-999"] });
+    expect(out.push).toMatchObject({
+      snapshot_id: before + 1,
+      created: true,
+      citations: body.citations.length,
+      orphans: ["REQ-999"],
+    });
   });
 
   it("a refused token exits 2 with the server's reason (401, 403), a rejected snapshot names its field (400)", async () => {
@@ -204,7 +286,10 @@ describe("reqlix-mcp trace against the hosted contract (a real local HTTP server
     const forbidden = await trace(fx, ["--push", server.url, "--token", viewer]);
     expect(forbidden.code).toBe(2);
     expect(forbidden.stderr).toMatch(/role does not allow this \(403: Viewers cannot push traces\)/);
-    server.nextPush = { status: 400, body: { error: { code: "invalid_request", message: "line must be ≥ 1", field: "citations[3].line" } } };
+    server.nextPush = {
+      status: 400,
+      body: { error: { code: "invalid_request", message: "line must be ≥ 1", field: "citations[3].line" } },
+    };
     const rejected = await trace(fx, ["--push", server.url, "--token", server.token]);
     expect(rejected.code).toBe(2);
     expect(rejected.stderr).toContain("line must be ≥ 1 (field citations[3].line)");

@@ -46,10 +46,20 @@ describe("coverage (property)", () => {
           category: "general",
         }));
         const info = (id: string, form: "hosted" | "reqlix"): RequirementInfo => {
-          if (form === "reqlix") return { id, form, exists: false, title: null, status: null, revision: null, category: null };
-          if (!k.serverGiven) return { id, form, exists: null, title: null, status: null, revision: null, category: "REQ" };
+          if (form === "reqlix")
+            return { id, form, exists: false, title: null, status: null, revision: null, category: null };
+          if (!k.serverGiven)
+            return { id, form, exists: null, title: null, status: null, revision: null, category: "REQ" };
           const found = id in k.hosted;
-          return { id, form, exists: found, title: null, status: found ? "Active" : null, revision: found ? (k.hosted[id] ?? null) : null, category: "REQ" };
+          return {
+            id,
+            form,
+            exists: found,
+            title: null,
+            status: found ? "Active" : null,
+            revision: found ? (k.hosted[id] ?? null) : null,
+            category: "REQ",
+          };
         };
         const got = computeCoverage(citations, universe, info);
 
@@ -59,19 +69,35 @@ describe("coverage (property)", () => {
           return info(id, id.includes("-") ? "hosted" : "reqlix").exists;
         };
         const revisionOf = (id: string): number | null =>
-          k.local.includes(id) ? (k.revisions[id] ?? 1) : info(id, id.includes("-") ? "hosted" : "reqlix").revision;
-        const ids = [...new Set([...k.local, ...citations.map((c) => c.id)])].filter((id) => exists(id) !== false).sort();
+          k.local.includes(id)
+            ? (k.revisions[id] ?? 1)
+            : info(id, id.includes("-") ? "hosted" : "reqlix").revision;
+        const ids = [...new Set([...k.local, ...citations.map((c) => c.id)])]
+          .filter((id) => exists(id) !== false)
+          .sort();
         const expected = ids.map((id) => {
           const mine = citations.filter((c) => c.id === id);
           const impl = mine.filter((c) => c.kind === "impl").length;
           const test = mine.filter((c) => c.kind === "test").length;
           const doc = mine.filter((c) => c.kind === "doc").length;
           const rev = revisionOf(id);
-          const suspect = mine.filter((c) => c.revision !== null && rev !== null && c.revision !== rev).length;
+          const suspect = mine.filter(
+            (c) => c.revision !== null && rev !== null && c.revision !== rev,
+          ).length;
           const coverage = impl && test ? "covered" : impl ? "impl_only" : test ? "test_only" : "uncovered";
           return { id, impl, test, doc, suspect, coverage, exists: exists(id) };
         });
-        expect(got.rows.map(({ id, impl, test, doc, suspect, coverage, exists }) => ({ id, impl, test, doc, suspect, coverage, exists }))).toEqual(expected);
+        expect(
+          got.rows.map(({ id, impl, test, doc, suspect, coverage, exists }) => ({
+            id,
+            impl,
+            test,
+            doc,
+            suspect,
+            coverage,
+            exists,
+          })),
+        ).toEqual(expected);
         const orphans = citations.filter((c) => exists(c.id) === false);
         expect(got.orphans).toEqual(orphans);
         expect(got.summary.orphan).toBe(orphans.length);

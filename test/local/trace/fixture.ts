@@ -45,7 +45,11 @@ export async function makeFixture(options: { git?: boolean } = {}): Promise<Fixt
   const git = (...args: string[]) =>
     execFileSync("git", ["-C", root, ...args], {
       encoding: "utf8",
-      env: { ...process.env, GIT_AUTHOR_DATE: "2026-01-01T00:00:00Z", GIT_COMMITTER_DATE: "2026-01-01T00:00:00Z" },
+      env: {
+        ...process.env,
+        GIT_AUTHOR_DATE: "2026-01-01T00:00:00Z",
+        GIT_COMMITTER_DATE: "2026-01-01T00:00:00Z",
+      },
     });
   const commit = (message: string) => {
     git("add", "-A");
@@ -78,7 +82,10 @@ export async function makeFixture(options: { git?: boolean } = {}): Promise<Fixt
   await write("app/service.py", "def serve():\n    # implements REQ-020\n    return 1\n");
   await write("tests/test_service.py", 'def test_serve():\n    """REQ-020 serves."""\n');
   await write("pkg/server.go", "package pkg\n\n// EP-001 and REQ-030\nfunc Serve() {}\n");
-  await write("pkg/server_test.go", 'package pkg\n\nfunc TestServe(t *testing.T) {\n\tt.Run("REQ-030 serves", func(t *testing.T) {})\n}\n');
+  await write(
+    "pkg/server_test.go",
+    'package pkg\n\nfunc TestServe(t *testing.T) {\n\tt.Run("REQ-030 serves", func(t *testing.T) {})\n}\n',
+  );
   await write("README.md", "# App\n\nSee REQ-012 and G.GI.1.\n");
   await write(".gitignore", "build/\n*.log\n");
   await write("build/out.js", "// REQ-012 in a build artefact\n");

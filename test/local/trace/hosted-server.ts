@@ -37,15 +37,22 @@ export function pushProblem(body: unknown): string | undefined {
   const keys = Object.keys(b).sort().join(",");
   if (keys !== "branch,citations,commit,commits,repository,scanned_at,schema") return `keys ${keys}`;
   if (b.schema !== 1) return "schema";
-  if (typeof b.repository !== "string" || b.repository.length < 1 || b.repository.length > 200) return "repository";
+  if (typeof b.repository !== "string" || b.repository.length < 1 || b.repository.length > 200)
+    return "repository";
   if (typeof b.commit !== "string" || !/^[0-9a-f]{7,64}$/i.test(b.commit)) return "commit";
   if (b.branch !== null && typeof b.branch !== "string") return "branch";
-  if (typeof b.scanned_at !== "string" || Number.isNaN(Date.parse(b.scanned_at)) || !/^\d{4}-\d\d-\d\dT/.test(b.scanned_at)) return "scanned_at";
+  if (
+    typeof b.scanned_at !== "string" ||
+    Number.isNaN(Date.parse(b.scanned_at)) ||
+    !/^\d{4}-\d\d-\d\dT/.test(b.scanned_at)
+  )
+    return "scanned_at";
   if (!Array.isArray(b.citations)) return "citations";
   for (const [i, c] of (b.citations as Record<string, unknown>[]).entries()) {
     if (Object.keys(c).sort().join(",") !== CITATION_KEYS.join(",")) return `citations[${i}]`;
     if (typeof c.id !== "string" || !HOSTED.test(c.id)) return `citations[${i}].id`;
-    if (c.revision !== null && !(Number.isInteger(c.revision) && (c.revision as number) >= 1)) return `citations[${i}].revision`;
+    if (c.revision !== null && !(Number.isInteger(c.revision) && (c.revision as number) >= 1))
+      return `citations[${i}].revision`;
     if (typeof c.file !== "string" || c.file.length === 0) return `citations[${i}].file`;
     if (!Number.isInteger(c.line) || (c.line as number) < 1) return `citations[${i}].line`;
     if (!Number.isInteger(c.column) || (c.column as number) < 1) return `citations[${i}].column`;
@@ -57,7 +64,12 @@ export function pushProblem(body: unknown): string | undefined {
   for (const [i, c] of (b.commits as Record<string, unknown>[]).entries()) {
     if (Object.keys(c).sort().join(",") !== "ids,sha,subject") return `commits[${i}]`;
     if (typeof c.sha !== "string" || !/^[0-9a-f]+$/.test(c.sha)) return `commits[${i}].sha`;
-    if (!Array.isArray(c.ids) || c.ids.length === 0 || !c.ids.every((id) => typeof id === "string" && HOSTED.test(id))) return `commits[${i}].ids`;
+    if (
+      !Array.isArray(c.ids) ||
+      c.ids.length === 0 ||
+      !c.ids.every((id) => typeof id === "string" && HOSTED.test(id))
+    )
+      return `commits[${i}].ids`;
     if (typeof c.subject !== "string" || c.subject.length > 200) return `commits[${i}].subject`;
   }
   return undefined;
@@ -84,7 +96,8 @@ export async function startContractServer(
     };
     const auth = req.headers.authorization;
     if (req.method !== "POST") return send(405, { error: { code: "method", message: "POST only" } });
-    if (req.headers["content-type"] !== "application/json") state.problems.push(`content-type ${req.headers["content-type"]}`);
+    if (req.headers["content-type"] !== "application/json")
+      state.problems.push(`content-type ${req.headers["content-type"]}`);
     if (auth !== `Bearer ${token}` && auth !== `Bearer ${options.viewerToken}`)
       return send(401, { error: { code: "unauthorized", message: "Invalid or missing token" } });
     let json: Record<string, unknown>;
@@ -99,13 +112,21 @@ export async function startContractServer(
       if (json.jsonrpc !== "2.0" || json.method !== "tools/call" || params?.name !== "resolve_references")
         state.problems.push(`bad JSON-RPC call ${body}`);
       const ids = params?.arguments?.ids;
-      if (!Array.isArray(ids) || ids.length > 1000 || ids.length === 0) state.problems.push("ids must be 1..1000");
+      if (!Array.isArray(ids) || ids.length > 1000 || ids.length === 0)
+        state.problems.push("ids must be 1..1000");
       state.resolveCalls.push(ids as string[]);
-      const references = (ids as string[]).map((id) => (known[id] ? { id, found: true, ...known[id] } : { id, found: false }));
-      return send(200, { jsonrpc: "2.0", id: json.id, result: { content: [{ type: "text", text: "…" }], structuredContent: { references } } });
+      const references = (ids as string[]).map((id) =>
+        known[id] ? { id, found: true, ...known[id] } : { id, found: false },
+      );
+      return send(200, {
+        jsonrpc: "2.0",
+        id: json.id,
+        result: { content: [{ type: "text", text: "…" }], structuredContent: { references } },
+      });
     }
     if (req.url === "/api/v1/traces") {
-      if (auth === `Bearer ${options.viewerToken}`) return send(403, { error: { code: "forbidden", message: "Viewers cannot push traces" } });
+      if (auth === `Bearer ${options.viewerToken}`)
+        return send(403, { error: { code: "forbidden", message: "Viewers cannot push traces" } });
       if (state.nextPush) {
         const n = state.nextPush;
         state.nextPush = undefined;
@@ -114,7 +135,9 @@ export async function startContractServer(
       const problem = pushProblem(json);
       if (problem) {
         state.problems.push(`push: ${problem}`);
-        return send(400, { error: { code: "invalid_request", message: `invalid ${problem}`, field: problem } });
+        return send(400, {
+          error: { code: "invalid_request", message: `invalid ${problem}`, field: problem },
+        });
       }
       state.pushes.push(json);
       const cited = (json.citations as { id: string }[]).map((c) => c.id);

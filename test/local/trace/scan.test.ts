@@ -26,10 +26,25 @@ describe("trace scan over a real git repository", () => {
   it("finds hosted ids and the project's reqlix indices with file, line, column, kind and pins", async () => {
     const r = await scanProject(fx.root, { env: fx.env });
     expect(r.git).toBe(true);
-    expect(at(r, "src/auth.ts", "REQ-012")).toMatchObject({ line: 1, column: 15, kind: "impl", revision: null, form: "hosted" });
-    expect(at(r, "src/auth.ts", "G.GI.1")).toMatchObject({ line: 1, column: 27, kind: "impl", form: "reqlix" });
+    expect(at(r, "src/auth.ts", "REQ-012")).toMatchObject({
+      line: 1,
+      column: 15,
+      kind: "impl",
+      revision: null,
+      form: "hosted",
+    });
+    expect(at(r, "src/auth.ts", "G.GI.1")).toMatchObject({
+      line: 1,
+      column: 27,
+      kind: "impl",
+      form: "reqlix",
+    });
     // REQ-7 is canonicalized to three digits, and keeps its pin.
-    expect(at(r, "src/auth.ts", "REQ-007")).toMatchObject({ line: 3, revision: 2, snippet: "return check(); // REQ-7@2 pinned" });
+    expect(at(r, "src/auth.ts", "REQ-007")).toMatchObject({
+      line: 3,
+      revision: 2,
+      snippet: "return check(); // REQ-7@2 pinned",
+    });
     expect(at(r, "src/auth.ts", "G.GI.2")).toMatchObject({ line: 5, revision: 2 });
     // Columns count characters, not bytes, after non-ASCII text.
     expect(at(r, "src/auth.ts", "US-003")).toMatchObject({ line: 9, column: 24 });
@@ -43,11 +58,17 @@ describe("trace scan over a real git repository", () => {
 
   it("names the test when the id sits in a test title on that line (vitest, describe.each, Go t.Run)", async () => {
     const r = await scanProject(fx.root, { env: fx.env });
-    expect(at(r, "src/auth.test.ts", "REQ-012")).toMatchObject({ kind: "test", test_name: "REQ-012 rejects a wrong password" });
+    expect(at(r, "src/auth.test.ts", "REQ-012")).toMatchObject({
+      kind: "test",
+      test_name: "REQ-012 rejects a wrong password",
+    });
     expect(at(r, "src/auth.test.ts", "G.GI.1")).toMatchObject({ test_name: "G.GI.1 instructions %s" });
     // Same line, but in a comment rather than the title.
     expect(at(r, "src/auth.test.ts", "AC-004")).toMatchObject({ kind: "test", test_name: null });
-    expect(at(r, "pkg/server_test.go", "REQ-030")).toMatchObject({ kind: "test", test_name: "REQ-030 serves" });
+    expect(at(r, "pkg/server_test.go", "REQ-030")).toMatchObject({
+      kind: "test",
+      test_name: "REQ-030 serves",
+    });
     expect(at(r, "tests/test_service.py", "REQ-020")?.test_name).toBeNull();
   });
 
@@ -62,13 +83,18 @@ describe("trace scan over a real git repository", () => {
     expect(files).not.toContain("big.ts");
     expect(files.some((f) => f.startsWith("docs/development/requirements/"))).toBe(false);
     expect(r.skipped).toEqual({ binary: 1, too_large: 1, unreadable: 0 });
-    expect(all(r).some((c) => c.id === "XREQ-012" || c.snippet.includes("v1.2.3") && c.id !== "REQ-012")).toBe(false);
+    expect(
+      all(r).some((c) => c.id === "XREQ-012" || (c.snippet.includes("v1.2.3") && c.id !== "REQ-012")),
+    ).toBe(false);
   });
 
   it("reads the commits whose messages cite ids, bounded by history_commits", async () => {
     const r = await scanProject(fx.root, { env: fx.env });
     expect(r.commits).toHaveLength(1);
-    expect(r.commits[0]).toMatchObject({ ids: ["REQ-012", "AC-004", "G.GI.1"], subject: "Handle REQ-012 lockout (AC-004)" });
+    expect(r.commits[0]).toMatchObject({
+      ids: ["REQ-012", "AC-004", "G.GI.1"],
+      subject: "Handle REQ-012 lockout (AC-004)",
+    });
     expect(r.commits[0]?.sha).toMatch(/^[0-9a-f]{40}$/);
     await fx.write(".reqlix/trace.yaml", "history_commits: 0\n");
     expect((await scanProject(fx.root, { env: fx.env })).commits).toEqual([]);
@@ -112,7 +138,10 @@ describe("trace scan over a real git repository", () => {
   });
 
   it("honours include, exclude, tests and docs globs of trace.yaml", async () => {
-    await fx.write(".reqlix/trace.yaml", "include: ['src/**', 'pkg/**']\nexclude: ['**/*.go']\ntests: ['src/auth.ts']\n");
+    await fx.write(
+      ".reqlix/trace.yaml",
+      "include: ['src/**', 'pkg/**']\nexclude: ['**/*.go']\ntests: ['src/auth.ts']\n",
+    );
     const r = await scanProject(fx.root, { env: fx.env });
     expect([...r.byFile.keys()].sort()).toEqual(["src/auth.test.ts", "src/auth.ts", "src/extra.ts"]);
     expect(at(r, "src/auth.ts", "REQ-012")?.kind).toBe("test");
@@ -136,7 +165,9 @@ describe("trace.yaml errors name the line and column", () => {
     const fx = await makeFixture({ git: false });
     try {
       await fx.write(".reqlix/trace.yaml", "exclude: 'src/**'\n");
-      await expect(scanProject(fx.root, { env: fx.env })).rejects.toThrow(/exclude at line 1, column 10 must be list of globs/);
+      await expect(scanProject(fx.root, { env: fx.env })).rejects.toThrow(
+        /exclude at line 1, column 10 must be list of globs/,
+      );
     } finally {
       await fx.cleanup();
     }

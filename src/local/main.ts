@@ -6,8 +6,8 @@ import { compileRegistries } from "../protocol/compile.js";
 import { createMcpServer } from "../protocol/mcp-server.js";
 import type { LocalContext, LocalEnvironment } from "./context.js";
 import { JsonRpcStdioServerTransport } from "./stdio-transport.js";
-import { runTraceCli } from "./trace/cli.js";
 import { toolsets } from "./toolsets.js";
+import { runTraceCli } from "./trace/cli.js";
 
 declare const __REQLIX_VERSION__: string | undefined;
 const VERSION = typeof __REQLIX_VERSION__ === "string" ? __REQLIX_VERSION__ : "0.0.0-dev";

@@ -7,6 +7,7 @@ import type { FileHandle } from "node:fs/promises";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { DomainError } from "../../core/errors.js";
+import { withFileLock } from "../file-lock.js";
 import { removeLeftoverTemps, spliceFile } from "./atomic-write.js";
 import {
   categoryNotFound,
@@ -27,7 +28,6 @@ import {
   readBody,
 } from "./category-file.js";
 import { planDelete, planInsert, planUpdate, requirementBlock } from "./edit-plans.js";
-import { withFileLock } from "../file-lock.js";
 import { withCategories } from "./instructions.js";
 import type { ScanSummary } from "./line-scanner.js";
 import { bodyProblem, type IndexParts, normalizeBody, parseIndex } from "./markdown.js";

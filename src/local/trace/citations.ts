@@ -33,7 +33,7 @@ export interface FoundId {
   revision: number | null;
 }
 
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 export class CitationMatcher {
   readonly source: string;
@@ -44,10 +44,11 @@ export class CitationMatcher {
     this.hostedPrefixes = [...hostedPrefixes];
     this.reqlixPrefixes = [...new Set(reqlixCategoryPrefixes.map((p) => p.toUpperCase()))];
     const parts: string[] = [];
-    if (this.hostedPrefixes.length > 0) parts.push(`(${this.hostedPrefixes.map(escape).join("|")})-([0-9]+)`);
+    if (this.hostedPrefixes.length > 0)
+      parts.push(`(${this.hostedPrefixes.map(escapeRegex).join("|")})-([0-9]+)`);
     else parts.push("(?!)()()");
     if (this.reqlixPrefixes.length > 0)
-      parts.push(`(${this.reqlixPrefixes.map(escape).join("|")})\\.([A-Z][A-Z0-9]*)\\.([0-9]+)`);
+      parts.push(`(${this.reqlixPrefixes.map(escapeRegex).join("|")})\\.([A-Z][A-Z0-9]*)\\.([0-9]+)`);
     else parts.push("(?!)()()()");
     // \b on both sides: `XREQ-1`, `REQ-1a` and `G.GI.3x` are not citations.
     this.source = `\\b(?:${parts.join("|")})(?:@([0-9]+))?\\b`;
@@ -119,7 +120,7 @@ export class CitationMatcher {
       }
       const before = text.slice(lineStart, m.index);
       const column =
-        (/[^\x00-\x7f]/.test(before)
+        (/[\u0080-\u00ff]/.test(before)
           ? Buffer.from(before, "latin1").toString("utf8").length
           : before.length) + 1;
       const found = CitationMatcher.toFound(m);

@@ -4,6 +4,8 @@
  * assistant makes before each edit, so it must be quick: it always rescans the file asked about, and reuses
  * the rest of the index when it is at most `FILE_INDEX_MAX_AGE_MS` old.
  */
+
+import { readFileSync } from "node:fs";
 import { lstat, realpath } from "node:fs/promises";
 import { dirname, isAbsolute, relative, resolve, sep } from "node:path";
 import { DomainError } from "../../core/errors.js";
@@ -13,7 +15,6 @@ import { COVERAGE_STATUSES, type CoverageRow, type CoverageStatus } from "./cove
 import type { HostedTarget } from "./hosted.js";
 import { buildIndex, HostedResolver, infoFor, type TraceIndex } from "./index-model.js";
 import { classifier, fileFilter, newScanState, type ScanState, scanProject } from "./scan.js";
-import { readFileSync } from "node:fs";
 
 export const FILE_INDEX_MAX_AGE_MS = 2000;
 

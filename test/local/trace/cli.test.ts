@@ -5,8 +5,8 @@
 import { execFile } from "node:child_process";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { BUNDLE } from "../../helpers/companion.js";
-import { type ContractServer, pushProblem, startContractServer } from "./hosted-server.js";
 import { type Fixture, makeFixture } from "./fixture.js";
+import { type ContractServer, pushProblem, startContractServer } from "./hosted-server.js";
 
 interface Run {
   code: number;

@@ -4,8 +4,8 @@
  */
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { traceRegistry } from "../../../src/local/trace/trace.tools.js";
 import { toolsets } from "../../../src/local/toolsets.js";
+import { traceRegistry } from "../../../src/local/trace/trace.tools.js";
 import { compileRegistries } from "../../../src/protocol/compile.js";
 
 const env = { cwd: "/nonexistent-trace-project", env: {}, log: () => {} };

@@ -12,6 +12,7 @@ const SUMMARIES: Record<string, string> = {
   reqlix: "requirements kept as markdown in the repository (reqlix_* tools)",
   knowledge: "local documentation sets from .knowledge/config.yaml (search_docs, list_docsets)",
   ixchel: "a markdown knowledge graph under .ixchel/ (ixchel_* tools)",
+  trace: "requirement ids cited in code, tests and commits (trace_* tools)",
 };
 
 interface Flag {
@@ -45,8 +46,12 @@ export function usage(program: string, defaults: string[]): string {
   const width = Math.max(...all.map((f) => left(f).length)) + 2;
   const names = Object.keys(toolsets);
   const nameWidth = Math.max(...names.map((n) => n.length)) + 2;
-  const args = program === PACKAGE ? `"-y", "${PACKAGE}"` : `"-y", "-p", "${PACKAGE}", "${program}"`;
-  return `Usage: ${program} [--toolsets <list>] [--version] [--help]
+  const args = program === PACKAGE ? `-y ${PACKAGE}` : `-y -p ${PACKAGE} ${program}`;
+  const traceLine =
+    program === PACKAGE
+      ? `\n       ${program} trace [--format table|json|markdown|junit] [--fail-on …] [--push URL --token T]   (trace --help)`
+      : "";
+  return `Usage: ${program} [--toolsets <list>] [--version] [--help]${traceLine}
 
 An MCP server over stdio that gives an AI coding assistant file-based tools over the working copy.
 
@@ -62,8 +67,8 @@ Environment:
   IXCHEL_EMBEDDINGS_MODEL    Model name sent to that endpoint.
   IXCHEL_EMBEDDINGS_API_KEY  Bearer token for that endpoint (optional).
 
-Example client configuration:
-  { "mcpServers": { "${program}": { "command": "npx", "args": [${args}] } } }
+Example client configuration (from a checkout, after npm run build; once published: npx ${args}):
+  { "mcpServers": { "${program}": { "command": "node", "args": ["/path/to/reqlix/dist/${program}.js"] } } }
 `;
 }
 

@@ -7,6 +7,7 @@ import type { LocalContext, LocalEnvironment } from "./context.js";
 import { ixchelRegistry } from "./ixchel/ixchel.tools.js";
 import { knowledgeRegistry } from "./knowledge/knowledge.tools.js";
 import { reqlixRegistry } from "./reqlix/registry.js";
+import { traceRegistry } from "./trace/trace.tools.js";
 
 export type ToolsetFactory = (env: LocalEnvironment) => Registry<LocalContext>;
 
@@ -14,4 +15,5 @@ export const toolsets: Record<string, ToolsetFactory> = {
   reqlix: (env) => reqlixRegistry(env),
   knowledge: (env) => knowledgeRegistry(env),
   ixchel: (env) => ixchelRegistry(env),
+  trace: (env) => traceRegistry(env),
 };

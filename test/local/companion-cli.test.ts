@@ -25,11 +25,13 @@ describe("reqlix-mcp command line", () => {
     expect(out.status).toBe(0);
     for (const flag of ["--toolsets <list>", "--version", "-v", "--help", "-h"])
       expect(out.stdout).toContain(flag);
-    for (const toolset of ["reqlix", "knowledge", "ixchel"])
+    for (const toolset of ["reqlix", "knowledge", "ixchel", "trace"])
       expect(out.stdout).toMatch(new RegExp(`^  ${toolset} `, "m"));
-    expect(out.stdout).toContain("(default: reqlix,knowledge,ixchel)");
+    expect(out.stdout).toContain("(default: reqlix,knowledge,ixchel,trace)");
     expect(out.stdout).toContain("IXCHEL_EMBEDDINGS_API_KEY");
-    expect(out.stdout).toContain('"args": ["-y", "reqlix-mcp"]');
+    expect(out.stdout).toContain('"args": ["/path/to/reqlix/dist/reqlix-mcp.js"]');
+    expect(out.stdout).toContain("once published: npx -y reqlix-mcp");
+    expect(out.stdout).toMatch(/^ {7}reqlix-mcp trace /m);
   });
 
   it("agentic-knowledge-mcp --help states its own default toolset and its own command (hardening #15)", () => {
@@ -38,8 +40,10 @@ describe("reqlix-mcp command line", () => {
     expect(out.stdout).toMatch(/^Usage: agentic-knowledge-mcp \[--toolsets <list>\]/);
     expect(out.stdout).toContain("(default: knowledge)");
     expect(out.stdout).not.toContain("(default: reqlix");
-    expect(out.stdout).toContain('"args": ["-y", "-p", "reqlix-mcp", "agentic-knowledge-mcp"]');
-    expect(out.stdout).not.toContain('"args": ["-y", "reqlix-mcp"]');
+    expect(out.stdout).toContain('"args": ["/path/to/reqlix/dist/agentic-knowledge-mcp.js"]');
+    expect(out.stdout).toContain("once published: npx -y -p reqlix-mcp agentic-knowledge-mcp");
+    expect(out.stdout).not.toContain("dist/reqlix-mcp.js");
+    expect(out.stdout).not.toContain("reqlix-mcp trace");
   });
 
   it("refuses an unknown toolset with a message that lists the valid ones", () => {

@@ -45,4 +45,5 @@ Use this only when a requirement is obsolete and the user agrees; prefer reqlix_
 export const INSTRUCTIONS = `reqlix tools (reqlix_*) keep the project's requirements as markdown files in the repository.
 Call reqlix_get_instructions first, with the absolute path of the project root, and follow what it returns.
 Find requirements with reqlix_search_requirements or by browsing (reqlix_get_categories → reqlix_get_chapters → reqlix_get_requirements), read them with reqlix_get_requirement (one index or an array of up to 100), and change them only through reqlix_insert_requirement, reqlix_update_requirement and reqlix_delete_requirement, never by editing the files.
+Before editing a file, call trace_file (trace toolset) to learn which requirements its code and tests cite; cite the indices you implement in comments and test titles, optionally pinned to the revision you read (G.GI.3@2: a requirement's revision is the last line of its body, <!-- rev: N -->, raised by each text change).
 Every reqlix answer is JSON: {"success":true,"data":…} or {"success":false,"error":"…"}; an error says what to fix.`;

@@ -33,6 +33,7 @@ import type { ScanSummary } from "./line-scanner.js";
 import { bodyProblem, type IndexParts, normalizeBody, parseIndex } from "./markdown.js";
 import { categoryPath, resolveRequirementsDir } from "./paths.js";
 import { uniquePrefix } from "./prefix.js";
+import { nextRevision, splitRevision, withRevision } from "./revision.js";
 
 export type Env = Readonly<Record<string, string | undefined>>;
 
@@ -204,7 +205,7 @@ export async function getRequirementsByIndex(
         found.set(w.index, {
           index: located.index,
           title: located.title,
-          text: await readBody(f, located),
+          text: splitRevision(await readBody(f, located)).text,
           category,
           chapter: located.chapter,
         });
@@ -357,9 +358,13 @@ export async function updateRequirement(
         if (owner !== undefined && owner !== target.index)
           throw titleTaken(title, owner, target.chapter, category);
       }
-      const block = requirementBlock(target.index, title, body, facts.summary.eol);
+      // The revision line counts text changes (creation = 1, written only from 2 on); a title change or
+      // the same text again keeps it.
+      const next = nextRevision(await readBody(fh, target), body);
+      const stored = withRevision(next.text, next.revision);
+      const block = requirementBlock(target.index, title, stored, facts.summary.eol);
       await spliceFile(path, await planUpdate(fh, facts.summary, target, block)); // step 5
-      return { index: target.index, title, text: body, category, chapter: target.chapter };
+      return { index: target.index, title, text: next.text, category, chapter: target.chapter };
     },
   );
 }
@@ -372,7 +377,7 @@ export async function deleteRequirement(
   signal?: AbortSignal,
 ): Promise<{ deleted: Requirement; chapter_removed: boolean }> {
   return lockedTarget(projectRoot, env, index, signal, async ({ path, category, fh, facts, target }) => {
-    const text = await readBody(fh, target);
+    const text = splitRevision(await readBody(fh, target)).text;
     const plan = await planDelete(fh, facts.summary, target, facts.chapter);
     await spliceFile(path, plan.splices);
     return {

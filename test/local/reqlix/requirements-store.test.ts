@@ -238,7 +238,9 @@ describe("headings written by hand", () => {
     await seed("general", "# A\n\n##   g.a.01:   one  \n\nx\n\n## G.A.2: two\n\ny\n");
     expect(await one("G.A.1")).toMatchObject({ index: "g.a.01", title: "one", text: "x" });
     expect((await updateRequirement(project.path, env, { index: "G.A.1", text: "z" })).index).toBe("g.a.01");
-    expect(await read("general")).toBe("# A\n\n## g.a.01: one\n\nz\n\n## G.A.2: two\n\ny\n");
+    expect(await read("general")).toBe(
+      "# A\n\n## g.a.01: one\n\nz\n\n<!-- rev: 2 -->\n\n## G.A.2: two\n\ny\n",
+    );
   });
 });
 
@@ -277,7 +279,7 @@ describe("with tiny read chunks (every line and fence crosses a chunk boundary)"
     await deleteRequirement(project.path, env, "G.B.1");
     const content = await read("general");
     expect(content.endsWith("## G.A.31: new\n\nn\n")).toBe(true);
-    expect(content).toContain("## G.A.30: r30\n\nthirty\n\n## G.A.31");
+    expect(content).toContain("## G.A.30: r30\n\nthirty\n\n<!-- rev: 2 -->\n\n## G.A.31");
   });
 });
 
@@ -289,14 +291,17 @@ describe("update (G.UR.3/4)", () => {
     const r = await updateRequirement(project.path, env, { index: "G.A.1", text: "new\nbody", title: "uno" });
     expect(r).toEqual({ index: "G.A.1", title: "uno", text: "new\nbody", category: "general", chapter: "A" });
     expect(await read("general")).toBe(
-      before.replace("## G.A.1: one\r\n\r\nold body\r\nsecond", "## G.A.1: uno\r\n\r\nnew\r\nbody"),
+      before.replace(
+        "## G.A.1: one\r\n\r\nold body\r\nsecond",
+        "## G.A.1: uno\r\n\r\nnew\r\nbody\r\n\r\n<!-- rev: 2 -->",
+      ),
     );
   });
 
   it("keeps the title when none is given, and the missing trailing newline", async () => {
     await seed("general", "# A\n\n## G.A.1: one\n\nold");
     await updateRequirement(project.path, env, { index: "G.A.1", text: "new" });
-    expect(await read("general")).toBe("# A\n\n## G.A.1: one\n\nnew");
+    expect(await read("general")).toBe("# A\n\n## G.A.1: one\n\nnew\n\n<!-- rev: 2 -->");
   });
 
   it("refuses a title another requirement of the chapter has, but accepts its own", async () => {
@@ -416,5 +421,33 @@ describe.each([
       }),
       { numRuns: 40 },
     );
+  });
+});
+
+describe("revision line (<!-- rev: N -->, counted by text changes)", () => {
+  it("insert writes none (revision 1); each text change raises it; same text or a new title keeps it; reads hide it", async () => {
+    await insert("general", "A", "one", "first");
+    expect(await read("general")).toBe("# A\n\n## G.A.1: one\n\nfirst\n");
+    await updateRequirement(project.path, env, { index: "G.A.1", text: "second" });
+    expect(await read("general")).toBe("# A\n\n## G.A.1: one\n\nsecond\n\n<!-- rev: 2 -->\n");
+    await updateRequirement(project.path, env, { index: "G.A.1", text: "second", title: "uno" });
+    expect(await read("general")).toBe("# A\n\n## G.A.1: uno\n\nsecond\n\n<!-- rev: 2 -->\n");
+    const third = await updateRequirement(project.path, env, {
+      index: "G.A.1",
+      text: "third\n\n<!-- rev: 9 -->",
+    });
+    expect(third.text).toBe("third");
+    expect(await read("general")).toBe("# A\n\n## G.A.1: uno\n\nthird\n\n<!-- rev: 3 -->\n");
+    expect((await one("G.A.1")).text).toBe("third");
+    expect((await deleteRequirement(project.path, env, "G.A.1")).deleted.text).toBe("third");
+  });
+
+  it("keeps a trailing space of the text's last line beside the revision line (found by the round-trip property)", async () => {
+    await insert("general", "A", "one", "!");
+    await updateRequirement(project.path, env, { index: "G.A.1", text: "$ \n" });
+    expect(await read("general")).toBe("# A\n\n## G.A.1: one\n\n$ \n\n<!-- rev: 2 -->\n");
+    expect((await one("G.A.1")).text).toBe("$ ");
+    await updateRequirement(project.path, env, { index: "G.A.1", text: "$ " });
+    expect(await read("general")).toBe("# A\n\n## G.A.1: one\n\n$ \n\n<!-- rev: 2 -->\n");
   });
 });

@@ -1,0 +1,277 @@
+/**
+ * Trace scan benchmark (issue: traceability). Generates a git repository of 20,000 files / ~200 MB with
+ * citations in TypeScript, Python, Go and markdown, then measures, in one run:
+ *   1. cold scan (no cache) vs `git grep -E -n` with the same pattern over the same files   target ≤ 1.5×
+ *   2. rescan after 10 files change (cache keyed by path, size, mtime) vs the cold scan      target ≤ 0.1×
+ *   3. trace_file p50 after the first scan                                                     target ≤ 5 ms
+ *
+ *   npx tsx bench/trace-scan.ts [--files 20000] [--mb 200] [--runs 3]
+ * Results: bench/results/trace-scan.{json,md}.
+ */
+import { execFileSync, spawnSync } from "node:child_process";
+import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { cpus, loadavg, tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { CitationMatcher } from "../src/local/trace/citations.js";
+import { newScanState, scanProject } from "../src/local/trace/scan.js";
+import { TraceService } from "../src/local/trace/trace-service.js";
+import { median, numberArg, percentile, rng } from "./lib.js";
+
+const FILES = numberArg("files", 20_000);
+const MB = numberArg("mb", 200);
+const RUNS = numberArg("runs", 3);
+const random = rng(42);
+
+const root = mkdtempSync(join(tmpdir(), "reqlix-trace-bench-"));
+const cacheDir = mkdtempSync(join(tmpdir(), "reqlix-trace-cache-"));
+const env = { REQLIX_CACHE_DIR: cacheDir, PATH: process.env.PATH, HOME: process.env.HOME };
+
+const WORDS =
+  "const value return result function handler request response error config user item list map filter reduce await async promise string number boolean import export from class interface type".split(
+    " ",
+  );
+const pick = <T>(a: readonly T[]): T => a[Math.floor(random() * a.length)] as T;
+function plainLine(): string {
+  return `  ${Array.from({ length: 4 + Math.floor(random() * 8) }, () => pick(WORDS)).join(" ")};`;
+}
+const POOL = Array.from({ length: 4000 }, plainLine);
+
+const CATS = ["G", "T", "S"];
+function citation(): string {
+  const r = random();
+  if (r < 0.5)
+    return `REQ-${String(1 + Math.floor(random() * 400)).padStart(3, "0")}${random() < 0.1 ? "@1" : ""}`;
+  if (r < 0.6) return `US-${String(1 + Math.floor(random() * 60)).padStart(3, "0")}`;
+  if (r < 0.65) return `AC-${String(1 + Math.floor(random() * 100)).padStart(3, "0")}`;
+  return `${pick(CATS)}.${pick(["A", "B", "C"])}.${1 + Math.floor(random() * 30)}`;
+}
+
+function fileText(bytes: number, kind: "ts" | "py" | "go" | "md", test: boolean): string {
+  const lines: string[] = [];
+  let size = 0;
+  while (size < bytes) {
+    let line: string;
+    if (random() < 0.004) {
+      const id = citation();
+      if (test && kind === "ts") line = `it("${id} behaves", () => {`;
+      else if (test && kind === "go") line = `\tt.Run("${id} behaves", func(t *testing.T) {`;
+      else if (kind === "py") line = `    # implements ${id}`;
+      else if (kind === "md") line = `See ${id} for the rule.`;
+      else line = `  // ${id}: the rule this code follows`;
+    } else line = POOL[Math.floor(random() * POOL.length)] as string;
+    lines.push(line);
+    size += line.length + 1;
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+function generate(): { paths: string[] } {
+  const per = Math.floor((MB * 1024 * 1024) / FILES);
+  const paths: string[] = [];
+  const req = join(root, "docs/development/requirements");
+  mkdirSync(req, { recursive: true });
+  writeFileSync(join(req, "AGENTS.md"), "# Instructions\n");
+  for (const [cat, name] of [
+    ["G", "general"],
+    ["T", "testing"],
+    ["S", "security"],
+  ] as const) {
+    const parts: string[] = [];
+    for (const ch of ["A", "B", "C"]) {
+      parts.push(`# Chapter ${ch}\n`);
+      for (let n = 1; n <= 30; n++)
+        parts.push(`## ${cat}.${ch}.${n}: rule ${n}\n\nThe rule ${n} of ${ch}.\n`);
+    }
+    writeFileSync(join(req, `${name}.md`), parts.join("\n"));
+  }
+  for (let i = 0; i < FILES; i++) {
+    const dir = `pkg${Math.floor(i / 200)}`;
+    const r = i % 10;
+    const [kind, test, path] =
+      r < 5
+        ? (["ts", false, `src/${dir}/m${i}.ts`] as const)
+        : r < 7
+          ? (["ts", true, `src/${dir}/m${i}.test.ts`] as const)
+          : r === 7
+            ? (["py", false, `py/${dir}/mod_${i}.py`] as const)
+            : r === 8
+              ? (["go", true, `go/${dir}/m${i}_test.go`] as const)
+              : (["md", false, `docs/${dir}/n${i}.md`] as const);
+    mkdirSync(join(root, path, ".."), { recursive: true });
+    const size = Math.max(200, Math.floor(per * (0.5 + random())));
+    writeFileSync(join(root, path), fileText(size, kind, test));
+    paths.push(path);
+  }
+  const git = (...args: string[]) =>
+    execFileSync("git", ["-C", root, ...args], { stdio: "pipe", maxBuffer: 1 << 28 });
+  git("init", "-q");
+  git("config", "user.email", "bench@example.com");
+  git("config", "user.name", "bench");
+  git("add", "-A");
+  git("commit", "-qm", "Initial import (REQ-001, G.A.1)");
+  return { paths };
+}
+
+const t0 = performance.now();
+const { paths } = generate();
+const generated = (performance.now() - t0) / 1000;
+process.stderr.write(`generated ${FILES} files in ${generated.toFixed(1)} s at ${root}\n`);
+
+const state0 = newScanState();
+const first = await scanProject(root, { env, state: state0 });
+const matcher = new CitationMatcher(first.config.hostedPrefixes, first.catalog.prefixes);
+const ere = matcher.ereSource();
+const grepArgs = [
+  "-C",
+  root,
+  "grep",
+  "-E",
+  "-n",
+  "--column",
+  "-I",
+  "-e",
+  ere,
+  "--",
+  ".",
+  ":!docs/development/requirements",
+  ":!.reqlix",
+];
+
+function gitGrep(): { ms: number; lines: number } {
+  const s = performance.now();
+  const out = spawnSync("git", grepArgs, { maxBuffer: 1 << 30, encoding: "utf8" });
+  const ms = performance.now() - s;
+  if (out.status !== 0) throw new Error(`git grep failed: ${out.stderr}`);
+  return { ms, lines: out.stdout.split("\n").length - 1 };
+}
+
+async function cold(): Promise<{ ms: number; citations: number }> {
+  rmSync(cacheDir, { recursive: true, force: true });
+  const s = performance.now();
+  const r = await scanProject(root, { env, persist: true });
+  const ms = performance.now() - s;
+  let citations = 0;
+  for (const l of r.byFile.values()) citations += l.length;
+  return { ms, citations };
+}
+
+// Warm the page cache, then interleave the two.
+gitGrep();
+await cold();
+const grepMs: number[] = [];
+const coldMs: number[] = [];
+let grepLines = 0;
+let citations = 0;
+for (let i = 0; i < RUNS; i++) {
+  const g = gitGrep();
+  grepMs.push(g.ms);
+  grepLines = g.lines;
+  const c = await cold();
+  coldMs.push(c.ms);
+  citations = c.citations;
+}
+
+// Rescan after 10 changed files: a new process would load the cache from disk (the CLI); the companion
+// keeps it in memory. Both measured.
+const incDisk: number[] = [];
+const incMemory: number[] = [];
+for (let i = 0; i < RUNS; i++) {
+  for (let k = 0; k < 10; k++)
+    appendFileSync(join(root, paths[i * 20 + k] as string), `// touched ${i} REQ-00${k}\n`);
+  const s = performance.now();
+  const r = await scanProject(root, { env, persist: true });
+  incDisk.push(performance.now() - s);
+  if (r.read !== 10) throw new Error(`expected 10 files read, got ${r.read}`);
+}
+const memState = newScanState();
+await scanProject(root, { env, state: memState });
+for (let i = 0; i < RUNS; i++) {
+  for (let k = 0; k < 10; k++)
+    appendFileSync(join(root, paths[i * 20 + 10 + k] as string), `// again ${i} REQ-01${k}\n`);
+  const s = performance.now();
+  const m = await scanProject(root, { env, state: memState });
+  incMemory.push(performance.now() - s);
+  if (m.read !== 10) throw new Error(`expected 10 files read (memory), got ${m.read}`);
+}
+
+// trace_file after the first scan.
+const service = new TraceService(env, undefined);
+await service.traceFile(root, paths[0] as string);
+const fileMs: number[] = [];
+for (let i = 0; i < 300; i++) {
+  const p = paths[Math.floor(random() * paths.length)] as string;
+  const s = performance.now();
+  await service.traceFile(root, p);
+  fileMs.push(performance.now() - s);
+}
+fileMs.sort((a, b) => a - b);
+
+const grep = median(grepMs);
+const coldMedian = median(coldMs);
+const result = {
+  date: new Date().toISOString(),
+  node: process.version,
+  cpus: cpus().length,
+  loadavg: loadavg().map((l) => Number(l.toFixed(1))),
+  files: FILES,
+  bytes_mb: MB,
+  pattern: ere,
+  git_grep_ms: grepMs.map(Math.round),
+  git_grep_lines: grepLines,
+  cold_scan_ms: coldMs.map(Math.round),
+  citations,
+  cold_vs_grep: Number((coldMedian / grep).toFixed(2)),
+  incremental_disk_ms: incDisk.map(Math.round),
+  incremental_memory_ms: incMemory.map(Math.round),
+  incremental_disk_vs_cold: Number((median(incDisk) / coldMedian).toFixed(3)),
+  incremental_memory_vs_cold: Number((median(incMemory) / coldMedian).toFixed(3)),
+  trace_file_p50_ms: Number(percentile(fileMs, 50).toFixed(2)),
+  trace_file_p95_ms: Number(percentile(fileMs, 95).toFixed(2)),
+};
+const rows = [
+  [
+    "cold scan (no cache) vs `git grep -E -n --column -I`",
+    `${Math.round(coldMedian)} ms`,
+    `${Math.round(grep)} ms`,
+    String(result.cold_vs_grep),
+    "≤ 1.5",
+  ],
+  [
+    "rescan after 10 files change, cache from disk (CLI)",
+    `${Math.round(median(incDisk))} ms`,
+    `cold ${Math.round(coldMedian)} ms`,
+    String(result.incremental_disk_vs_cold),
+    "≤ 0.1",
+  ],
+  [
+    "rescan after 10 files change, cache in memory (companion)",
+    `${Math.round(median(incMemory))} ms`,
+    `cold ${Math.round(coldMedian)} ms`,
+    String(result.incremental_memory_vs_cold),
+    "≤ 0.1",
+  ],
+  [
+    "`trace_file` p50 (p95) after the first scan",
+    `${result.trace_file_p50_ms} ms (${result.trace_file_p95_ms} ms)`,
+    "",
+    "",
+    "≤ 5 ms",
+  ],
+];
+const md = [
+  `# trace scan benchmark (${result.date})`,
+  "",
+  `${FILES} files, ${MB} MB, ${citations} citations (git grep: ${grepLines} matching lines); Node ${process.version}, ${result.cpus} cores, load ${result.loadavg.join(" ")}; medians of ${RUNS} interleaved runs.`,
+  "",
+  "| what | trace | baseline | ratio | target |",
+  "|---|---|---|---|---|",
+  ...rows.map((r) => `| ${r.join(" | ")} |`),
+  "",
+].join("\n");
+const out = resolve(import.meta.dirname, "results");
+mkdirSync(out, { recursive: true });
+writeFileSync(join(out, "trace-scan.json"), `${JSON.stringify(result, null, 2)}\n`);
+writeFileSync(join(out, "trace-scan.md"), md);
+process.stdout.write(md);
+if (!process.env.KEEP) rmSync(root, { recursive: true, force: true });
+rmSync(cacheDir, { recursive: true, force: true });

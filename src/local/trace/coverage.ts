@@ -1,0 +1,104 @@
+/**
+ * Coverage per requirement from a set of citations: `covered` (cited by implementation and by tests),
+ * `impl_only`, `test_only`, `uncovered` (doc citations do not count), plus `orphan` citations (ids that do
+ * not exist) and `suspect` citations (pinned to a revision other than the requirement's current one).
+ */
+import type { Citation, IdForm } from "./citations.js";
+
+export type CoverageStatus = "covered" | "impl_only" | "test_only" | "uncovered";
+export const COVERAGE_STATUSES: CoverageStatus[] = ["covered", "impl_only", "test_only", "uncovered"];
+
+/** What is known about an id: exists (true/false), or null when nobody could say (no hosted server given). */
+export interface RequirementInfo {
+  id: string;
+  form: IdForm;
+  exists: boolean | null;
+  title: string | null;
+  /** Draft / Active / Obsolete for hosted requirements; local reqlix requirements are always Active. */
+  status: string | null;
+  revision: number | null;
+  /** The reqlix category, or the hosted prefix (`REQ`). */
+  category: string | null;
+}
+
+export interface CoverageRow extends RequirementInfo {
+  coverage: CoverageStatus;
+  impl: number;
+  test: number;
+  doc: number;
+  suspect: number;
+}
+
+export interface SuspectCitation extends Citation {
+  current_revision: number;
+}
+
+export interface Coverage {
+  rows: CoverageRow[];
+  orphans: Citation[];
+  suspects: SuspectCitation[];
+  summary: Record<CoverageStatus | "orphan" | "suspect" | "unknown", number>;
+}
+
+export function statusOf(impl: number, test: number): CoverageStatus {
+  if (impl > 0 && test > 0) return "covered";
+  if (impl > 0) return "impl_only";
+  if (test > 0) return "test_only";
+  return "uncovered";
+}
+
+function byId(a: { id: string }, b: { id: string }): number {
+  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+}
+
+/**
+ * `universe`: requirements that exist even when nothing cites them (the local ones); `info(id)` answers for
+ * cited ids outside it.
+ */
+export function computeCoverage(
+  citations: Iterable<Citation>,
+  universe: Iterable<RequirementInfo>,
+  info: (id: string, form: IdForm) => RequirementInfo,
+): Coverage {
+  const rows = new Map<string, CoverageRow>();
+  const row = (i: RequirementInfo): CoverageRow => {
+    let r = rows.get(i.id);
+    if (!r) {
+      r = { ...i, coverage: "uncovered", impl: 0, test: 0, doc: 0, suspect: 0 };
+      rows.set(i.id, r);
+    }
+    return r;
+  };
+  for (const u of universe) row(u);
+  const orphans: Citation[] = [];
+  const suspects: SuspectCitation[] = [];
+  for (const c of citations) {
+    const known = rows.get(c.id) ?? info(c.id, c.form);
+    if (known.exists === false) {
+      orphans.push(c);
+      continue;
+    }
+    const r = row(known);
+    r[c.kind]++;
+    if (c.revision !== null && r.revision !== null && c.revision !== r.revision) {
+      r.suspect++;
+      suspects.push({ ...c, current_revision: r.revision });
+    }
+  }
+  const summary: Coverage["summary"] = {
+    covered: 0,
+    impl_only: 0,
+    test_only: 0,
+    uncovered: 0,
+    orphan: orphans.length,
+    suspect: suspects.length,
+    unknown: 0,
+  };
+  const list = [...rows.values()].sort(byId);
+  for (const r of list) {
+    r.coverage = statusOf(r.impl, r.test);
+    summary[r.coverage]++;
+    if (r.exists === null) summary.unknown++;
+  }
+  return { rows: list, orphans, suspects, summary };
+}

@@ -1,0 +1,230 @@
+/**
+ * The trace scan: the working copy's files (`git ls-files` in a git repository, else a walk honouring
+ * `.gitignore`), filtered by `.reqlix/trace.yaml`, each read once and searched for citations, with a cache
+ * keyed by path, size and mtime so a rescan reads only what changed. No hosted dependency: the companion
+ * and the CLI share it.
+ */
+import { createHash } from "node:crypto";
+import { closeSync, constants, fstatSync, lstatSync, openSync, readSync } from "node:fs";
+import { join } from "node:path";
+import picomatch from "picomatch";
+import { type CacheEntry, cacheDir, loadCache, type ScanCache, type SkipReason, saveCache } from "./cache.js";
+import { type Citation, type CitationKind, CitationMatcher } from "./citations.js";
+import { loadTraceConfig, type TraceConfig } from "./config.js";
+import { type CommitCitation, commitsCiting, gitFiles, headCommit } from "./git.js";
+import { CatalogReader, type LocalCatalog } from "./requirements.js";
+import { walkFiles } from "./walk.js";
+
+export interface ScanSummary {
+  /** Files considered after include/exclude. */
+  files: number;
+  /** Files read by this scan (the others came from the cache). */
+  read: number;
+  skipped: { binary: number; too_large: number; unreadable: number };
+}
+
+export interface ScanResult extends ScanSummary {
+  root: string;
+  git: boolean;
+  head: { sha: string | null; branch: string | null };
+  config: TraceConfig;
+  catalog: LocalCatalog;
+  matcher: CitationMatcher;
+  /** Citations by file, in file order. */
+  byFile: Map<string, Citation[]>;
+  commits: CommitCitation[];
+  scanned_at: string;
+  duration_ms: number;
+  /** Milliseconds per phase (listing, files, commits, cache), for benchmarks and diagnostics. */
+  timing: Record<string, number>;
+}
+
+/** What survives between scans of one project (the companion keeps it in memory). */
+export interface ScanState {
+  cache?: ScanCache;
+  catalog: CatalogReader;
+}
+
+export function newScanState(): ScanState {
+  return { catalog: new CatalogReader() };
+}
+
+export interface ScanOptions {
+  env: Readonly<Record<string, string | undefined>>;
+  state?: ScanState;
+  /** Load and save the on-disk cache (the CLI); the companion keeps its cache in memory only. */
+  persist?: boolean;
+  signal?: AbortSignal;
+}
+
+/** Binary as git decides it: a NUL byte in the first 8000 bytes. */
+function isBinary(buf: Buffer, length: number): boolean {
+  return buf.subarray(0, Math.min(length, 8000)).includes(0);
+}
+
+export function classifier(config: TraceConfig): (path: string) => CitationKind {
+  const doc = picomatch(config.docs, { dot: true });
+  const test = picomatch(config.tests, { dot: true });
+  return (path) => (doc(path) ? "doc" : test(path) ? "test" : "impl");
+}
+
+export function fileFilter(config: TraceConfig, requirementsRel: string | null): (path: string) => boolean {
+  const include = picomatch(config.include, { dot: true });
+  const exclude = config.exclude.length > 0 ? picomatch(config.exclude, { dot: true }) : () => false;
+  // The requirement files define ids rather than cite them; .reqlix/ holds the configuration.
+  const own = requirementsRel ? `${requirementsRel}/` : undefined;
+  return (path) =>
+    !path.startsWith(".reqlix/") && !(own && path.startsWith(own)) && include(path) && !exclude(path);
+}
+
+let readBuffer = Buffer.allocUnsafe(1 << 20);
+
+type ReadOutcome =
+  | { bytes: Buffer; size: number; mtimeMs: number }
+  | { skipped: SkipReason; size: number; mtimeMs: number }
+  | { skipped: "unreadable" | "not_file" };
+
+/**
+ * Reads one file into the shared buffer, never through a symbolic link (O_NOFOLLOW); size and mtime come
+ * from the open descriptor, so a cold scan needs no separate stat.
+ */
+function readOne(abs: string, cap: number): ReadOutcome {
+  let fd: number;
+  try {
+    fd = openSync(abs, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return {
+      skipped: code === "ELOOP" || code === "ENOENT" || code === "EISDIR" ? "not_file" : "unreadable",
+    };
+  }
+  try {
+    const info = fstatSync(fd);
+    if (!info.isFile()) return { skipped: "not_file" };
+    const size = info.size;
+    const mtimeMs = info.mtimeMs;
+    if (size > cap) return { skipped: "too_large", size, mtimeMs };
+    if (readBuffer.length < size) readBuffer = Buffer.allocUnsafe(size);
+    let got = 0;
+    while (got < size) {
+      const n = readSync(fd, readBuffer, got, size - got, got);
+      if (n === 0) break;
+      got += n;
+    }
+    if (isBinary(readBuffer, got)) return { skipped: "binary", size, mtimeMs };
+    return { bytes: readBuffer.subarray(0, got), size, mtimeMs };
+  } catch {
+    return { skipped: "unreadable" };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function cacheKey(config: TraceConfig, matcher: CitationMatcher, catalog: LocalCatalog): string {
+  const { historyCommits: _h, ...rules } = config;
+  return createHash("sha256")
+    .update(JSON.stringify([matcher.source, rules, catalog.relPath]))
+    .digest("hex");
+}
+
+/** Scans the project at `root` (an absolute, real path). */
+export async function scanProject(root: string, options: ScanOptions): Promise<ScanResult> {
+  const started = performance.now();
+  const timing: Record<string, number> = {};
+  let lap = started;
+  const mark = (phase: string) => {
+    const now = performance.now();
+    timing[phase] = Math.round(now - lap);
+    lap = now;
+  };
+  const state = options.state ?? newScanState();
+  const config = await loadTraceConfig(root);
+  const catalog = await state.catalog.read(root, options.env);
+  const matcher = new CitationMatcher(config.hostedPrefixes, config.reqlixIndices ? catalog.prefixes : []);
+  const key = cacheKey(config, matcher, catalog);
+  const dir = cacheDir(options.env);
+  let cache = state.cache?.key === key ? state.cache : undefined;
+  if (!cache) cache = options.persist ? await loadCache(dir, root, key) : { key, entries: new Map() };
+  mark("setup");
+  const [listed, gitHead] = await Promise.all([gitFiles(root), headCommit(root)]);
+  const git = listed !== undefined;
+  const paths = listed ?? (await walkFiles(root));
+  const head = git ? gitHead : { sha: null, branch: null };
+  mark("listing");
+  const wanted = fileFilter(config, catalog.relPath);
+  const kindOf = classifier(config);
+  const entries = new Map<string, CacheEntry>();
+  const byFile = new Map<string, Citation[]>();
+  const summary: ScanSummary = { files: 0, read: 0, skipped: { binary: 0, too_large: 0, unreadable: 0 } };
+  let sinceYield = 0;
+  for (const path of paths) {
+    if (!wanted(path)) continue;
+    const abs = join(root, path);
+    const old = cache.entries.get(path);
+    let entry: CacheEntry | undefined;
+    if (old) {
+      // Only a cached file needs a stat first: an unchanged one is not opened at all.
+      const info = lstatSync(abs, { throwIfNoEntry: false });
+      if (!info?.isFile()) continue; // deleted, a symbolic link (never followed) or a submodule
+      if (old.size === info.size && old.mtimeMs === info.mtimeMs) entry = old;
+    }
+    if (!entry) {
+      summary.read++;
+      const got = readOne(abs, config.maxFileBytes);
+      if (!("size" in got)) {
+        if (got.skipped === "unreadable") {
+          summary.files++;
+          summary.skipped.unreadable++;
+        }
+        continue;
+      }
+      entry =
+        "bytes" in got
+          ? { size: got.size, mtimeMs: got.mtimeMs, citations: matcher.scan(got.bytes, path, kindOf(path)) }
+          : { size: got.size, mtimeMs: got.mtimeMs, citations: [], skipped: got.skipped };
+      if (++sinceYield >= 256) {
+        // Let the companion answer other requests during a long cold scan, and honour cancellation.
+        sinceYield = 0;
+        await new Promise((r) => setImmediate(r));
+        options.signal?.throwIfAborted();
+      }
+    }
+    summary.files++;
+    if (entry.skipped) summary.skipped[entry.skipped]++;
+    entries.set(path, entry);
+    if (entry.citations.length > 0) byFile.set(path, entry.citations);
+  }
+  mark("files");
+  const fresh: ScanCache = { key, entries, commits: cache.commits };
+  state.cache = fresh;
+  let commits: CommitCitation[] = [];
+  let commitsChanged = false;
+  if (git && head.sha && config.historyCommits > 0) {
+    const c = fresh.commits;
+    if (c && c.head === head.sha && c.limit === config.historyCommits && c.source === matcher.source)
+      commits = c.list;
+    else {
+      commits = await commitsCiting(root, config.historyCommits, matcher);
+      fresh.commits = { head: head.sha, limit: config.historyCommits, source: matcher.source, list: commits };
+      commitsChanged = true;
+    }
+  }
+  mark("commits");
+  if (options.persist && (summary.read > 0 || commitsChanged || entries.size !== cache.entries.size))
+    await saveCache(dir, root, fresh);
+  mark("save");
+  return {
+    ...summary,
+    root,
+    git,
+    head,
+    config,
+    catalog,
+    matcher,
+    byFile,
+    commits,
+    scanned_at: new Date().toISOString(),
+    duration_ms: Math.round(performance.now() - started),
+    timing,
+  };
+}

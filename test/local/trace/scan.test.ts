@@ -1,0 +1,175 @@
+import { utimes } from "node:fs/promises";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { Citation } from "../../../src/local/trace/citations.js";
+import { parseTraceConfig } from "../../../src/local/trace/config.js";
+import { newScanState, type ScanResult, scanProject } from "../../../src/local/trace/scan.js";
+import { type Fixture, makeFixture } from "./fixture.js";
+
+function all(result: ScanResult): Citation[] {
+  return [...result.byFile.values()].flat();
+}
+
+function at(result: ScanResult, file: string, id: string): Citation | undefined {
+  return result.byFile.get(file)?.find((c) => c.id === id);
+}
+
+describe("trace scan over a real git repository", () => {
+  let fx: Fixture;
+  beforeEach(async () => {
+    fx = await makeFixture();
+  });
+  afterEach(async () => {
+    await fx.cleanup();
+  });
+
+  it("finds hosted ids and the project's reqlix indices with file, line, column, kind and pins", async () => {
+    const r = await scanProject(fx.root, { env: fx.env });
+    expect(r.git).toBe(true);
+    expect(at(r, "src/auth.ts", "REQ-012")).toMatchObject({
+      line: 1,
+      column: 15,
+      kind: "impl",
+      revision: null,
+      form: "hosted",
+    });
+    expect(at(r, "src/auth.ts", "G.GI.1")).toMatchObject({
+      line: 1,
+      column: 27,
+      kind: "impl",
+      form: "reqlix",
+    });
+    // REQ-7 is canonicalized to three digits, and keeps its pin.
+    expect(at(r, "src/auth.ts", "REQ-007")).toMatchObject({
+      line: 3,
+      revision: 2,
+      snippet: "return check(); // REQ-7@2 pinned",
+    });
+    expect(at(r, "src/auth.ts", "G.GI.2")).toMatchObject({ line: 5, revision: 2 });
+    // Columns count characters, not bytes, after non-ASCII text.
+    expect(at(r, "src/auth.ts", "US-003")).toMatchObject({ line: 9, column: 24 });
+    const ids = (r.byFile.get("src/auth.ts") ?? []).map((c) => c.id);
+    expect(ids).toEqual(["REQ-012", "G.GI.1", "REQ-007", "G.GI.2", "REQ-999", "G.ZZ.4", "US-003"]);
+    expect(at(r, "app/service.py", "REQ-020")).toMatchObject({ kind: "impl", line: 2 });
+    expect(at(r, "tests/test_service.py", "REQ-020")).toMatchObject({ kind: "test" });
+    expect(at(r, "pkg/server.go", "EP-001")).toMatchObject({ kind: "impl" });
+    expect(at(r, "README.md", "G.GI.1")).toMatchObject({ kind: "doc", line: 3 });
+  });
+
+  it("names the test when the id sits in a test title on that line (vitest, describe.each, Go t.Run)", async () => {
+    const r = await scanProject(fx.root, { env: fx.env });
+    expect(at(r, "src/auth.test.ts", "REQ-012")).toMatchObject({
+      kind: "test",
+      test_name: "REQ-012 rejects a wrong password",
+    });
+    expect(at(r, "src/auth.test.ts", "G.GI.1")).toMatchObject({ test_name: "G.GI.1 instructions %s" });
+    // Same line, but in a comment rather than the title.
+    expect(at(r, "src/auth.test.ts", "AC-004")).toMatchObject({ kind: "test", test_name: null });
+    expect(at(r, "pkg/server_test.go", "REQ-030")).toMatchObject({
+      kind: "test",
+      test_name: "REQ-030 serves",
+    });
+    expect(at(r, "tests/test_service.py", "REQ-020")?.test_name).toBeNull();
+  });
+
+  it("skips ignored files, counts binary and oversized files, never reads the requirement files", async () => {
+    await fx.write("big.ts", `// REQ-012\n${"x".repeat(3000)}\n`);
+    await fx.write(".reqlix/trace.yaml", "max_file_bytes: 2000\n");
+    const r = await scanProject(fx.root, { env: fx.env });
+    const files = [...r.byFile.keys()];
+    expect(files).not.toContain("build/out.js");
+    expect(files).not.toContain("debug.log");
+    expect(files).not.toContain("assets/logo.bin");
+    expect(files).not.toContain("big.ts");
+    expect(files.some((f) => f.startsWith("docs/development/requirements/"))).toBe(false);
+    expect(r.skipped).toEqual({ binary: 1, too_large: 1, unreadable: 0 });
+    expect(
+      all(r).some((c) => c.id === "XREQ-012" || (c.snippet.includes("v1.2.3") && c.id !== "REQ-012")),
+    ).toBe(false);
+  });
+
+  it("reads the commits whose messages cite ids, bounded by history_commits", async () => {
+    const r = await scanProject(fx.root, { env: fx.env });
+    expect(r.commits).toHaveLength(1);
+    expect(r.commits[0]).toMatchObject({
+      ids: ["REQ-012", "AC-004", "G.GI.1"],
+      subject: "Handle REQ-012 lockout (AC-004)",
+    });
+    expect(r.commits[0]?.sha).toMatch(/^[0-9a-f]{40}$/);
+    await fx.write(".reqlix/trace.yaml", "history_commits: 0\n");
+    expect((await scanProject(fx.root, { env: fx.env })).commits).toEqual([]);
+  });
+
+  it("rescans only files whose size or mtime changed (in memory and from the disk cache)", async () => {
+    const state = newScanState();
+    const first = await scanProject(fx.root, { env: fx.env, state, persist: true });
+    expect(first.read).toBe(first.files + 0); // cold: every file read (binary and big ones included)
+    const again = await scanProject(fx.root, { env: fx.env, state });
+    expect(again.read).toBe(0);
+    await fx.write("src/auth.ts", "// now only REQ-100\n");
+    const changed = await scanProject(fx.root, { env: fx.env, state });
+    expect(changed.read).toBe(1);
+    expect((changed.byFile.get("src/auth.ts") ?? []).map((c) => c.id)).toEqual(["REQ-100"]);
+    // Same size, new mtime: read again.
+    const t = new Date(Date.now() + 5000);
+    await utimes(join(fx.root, "README.md"), t, t);
+    const fromDisk = await scanProject(fx.root, { env: fx.env, persist: true });
+    expect(fromDisk.read).toBe(2); // README.md and src/auth.ts (the disk cache predates both changes)
+    expect((await scanProject(fx.root, { env: fx.env, persist: true })).read).toBe(0);
+  });
+
+  it("walks a folder that is not a git repository, honouring .gitignore files at every level", async () => {
+    const plain = await makeFixture({ git: false });
+    try {
+      await plain.write("sub/.gitignore", "secret.ts\n");
+      await plain.write("sub/secret.ts", "// REQ-123\n");
+      await plain.write("sub/open.ts", "// REQ-124\n");
+      const r = await scanProject(plain.root, { env: plain.env });
+      expect(r.git).toBe(false);
+      const files = [...r.byFile.keys()].sort();
+      expect(files).toContain("sub/open.ts");
+      expect(files).not.toContain("sub/secret.ts");
+      expect(files).not.toContain("build/out.js");
+      expect(files).not.toContain("debug.log");
+      expect(r.commits).toEqual([]);
+    } finally {
+      await plain.cleanup();
+    }
+  });
+
+  it("honours include, exclude, tests and docs globs of trace.yaml", async () => {
+    await fx.write(
+      ".reqlix/trace.yaml",
+      "include: ['src/**', 'pkg/**']\nexclude: ['**/*.go']\ntests: ['src/auth.ts']\n",
+    );
+    const r = await scanProject(fx.root, { env: fx.env });
+    expect([...r.byFile.keys()].sort()).toEqual(["src/auth.test.ts", "src/auth.ts", "src/extra.ts"]);
+    expect(at(r, "src/auth.ts", "REQ-012")?.kind).toBe("test");
+    expect(at(r, "src/auth.test.ts", "REQ-012")?.kind).toBe("impl");
+  });
+});
+
+describe("trace.yaml errors name the line and column", () => {
+  it.each([
+    ["include: [unclosed\n", /not valid YAML at line \d+, column \d+/],
+    ["tests:\n  - ok\n  - 3\n", /tests\[1\] at line 3, column 5 must be a non-empty string/],
+    ["max_file_bytes: -1\n", /max_file_bytes at line 1, column 17 must be a whole number of bytes/],
+    ["hosted_prefixes: [REQ, req]\n", /hosted_prefixes\[1\] "req" at line 1, column 24/],
+    ["\n\nbogus: 1\n", /unknown key "bogus" at line 3, column 1/],
+    ["- a\n- b\n", /must be a mapping/],
+  ])("%j", (text, message) => {
+    expect(() => parseTraceConfig(text)).toThrow(message);
+  });
+
+  it("refuses the whole scan, so nothing half-configured is reported", async () => {
+    const fx = await makeFixture({ git: false });
+    try {
+      await fx.write(".reqlix/trace.yaml", "exclude: 'src/**'\n");
+      await expect(scanProject(fx.root, { env: fx.env })).rejects.toThrow(
+        /exclude at line 1, column 10 must be list of globs/,
+      );
+    } finally {
+      await fx.cleanup();
+    }
+  });
+});

@@ -24,6 +24,14 @@ function chain(err: unknown): { code?: string; message: string; syscall?: string
   return out;
 }
 
+const FS_REASONS: Record<string, string> = {
+  EACCES: "permission denied",
+  EPERM: "operation not permitted",
+  EROFS: "read-only file system",
+  ENOSPC: "no space left on the device",
+  ENOENT: "a parent cannot be created here",
+};
+
 /** Why the database cannot be used, in a few words (no secrets: never the URL's query or credentials). */
 export function databaseProblem(err: unknown): { reason: string; fix: string } {
   const errors = chain(err);
@@ -35,7 +43,7 @@ export function databaseProblem(err: unknown): { reason: string; fix: string } {
     return {
       reason: notFolder
         ? `its folder cannot be created: ${fs.path ?? "a parent"} is a file, not a folder`
-        : `its folder ${fs.path ?? ""} cannot be created (${fs.code ?? fs.message})`,
+        : `its folder ${fs.path ?? ""} cannot be created (${FS_REASONS[fs.code ?? ""] ?? fs.code ?? fs.message})`,
       fix: "point REQLIX_DB_URL at a file in a folder this user can create and write (e.g. file:.data/reqlix.db)",
     };
   }

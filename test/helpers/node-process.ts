@@ -37,12 +37,19 @@ export function cleanupNodeProcesses(): void {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 }
 
-/** Spawns the server with `env` on top of a quiet, loopback, any-port default. */
-export function spawnNode(env: Record<string, string | undefined>): NodeProcess {
+/**
+ * Spawns the server with `env` on top of a quiet, loopback, any-port default; `as` runs it as another
+ * user (only root may ask).
+ */
+export function spawnNode(
+  env: Record<string, string | undefined>,
+  as?: { uid: number; gid: number },
+): NodeProcess {
   const proc = spawn(process.execPath, ["--import", "tsx", "src/node.ts"], {
     cwd: REPO_ROOT,
     env: { ...process.env, HOST: "127.0.0.1", PORT: "0", REQLIX_LOG_LEVEL: "warn", ...env },
     stdio: ["ignore", "pipe", "pipe"],
+    ...(as ?? {}),
   });
   running.add(proc);
   const out: string[] = [];

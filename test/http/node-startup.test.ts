@@ -81,6 +81,23 @@ describe("npm start refuses, in one line, to start with", () => {
     await expectRefused(p, /REQLIX_DB_URL.*file\.txt.*not a folder.*Fix:/i, 1);
   });
 
+  it("a folder this user cannot write", async () => {
+    // Root writes anywhere: run the server as `nobody` there; anyone else just gets a folder without write access.
+    const root = process.getuid?.() === 0;
+    const dir = tempDir();
+    chmodSync(dir, root ? 0o755 : 0o555);
+    const as = root ? { uid: 65534, gid: 65534 } : undefined;
+    const inFolder = spawnNode({ REQLIX_DB_URL: `file:${join(dir, "reqlix.db")}`, HOME: dir }, as);
+    await expectRefused(inFolder, /REQLIX_DB_URL.*reqlix\.db.*cannot be created or opened.*Fix:/i, 1);
+    const below = spawnNode({ REQLIX_DB_URL: `file:${join(dir, "sub", "reqlix.db")}`, HOME: dir }, as);
+    await expectRefused(
+      below,
+      /REQLIX_DB_URL.*folder .*sub cannot be created \(permission denied\).*Fix:/i,
+      1,
+    );
+    chmodSync(dir, 0o755);
+  });
+
   it("a folder where no file can be created", async () => {
     // /proc/self exists but takes no new files, whoever asks (root included).
     const p = spawnNode({ REQLIX_DB_URL: "file:/proc/self/reqlix.db" });

@@ -4,6 +4,7 @@
  * exit. Every call that was acknowledged (2xx with a result) left its entity and its audit row behind.
  */
 import { Agent, request } from "node:http";
+import { connect } from "node:net";
 import { afterAll, describe, expect, it } from "vitest";
 import { openDatabase } from "../../src/db/client.js";
 import { cleanupNodeProcesses, ownerToken, startNode, tempDir } from "../helpers/node-process.js";
@@ -89,9 +90,30 @@ describe("SIGTERM under keep-alive load", () => {
     };
     const clients = Array.from({ length: CLIENTS }, (_, c) => client(c));
 
+    // One more call surely in flight at the signal: its body is only half sent.
+    const slowBody = JSON.stringify({
+      jsonrpc: "2.0",
+      id: "slow",
+      method: "tools/call",
+      params: { name: "create_epic", arguments: { title: "drain slow upload" } },
+    });
+    const slow = connect(server.port, "127.0.0.1");
+    let slowReply = "";
+    slow.on("data", (b: Buffer) => {
+      slowReply += b.toString();
+    });
+    const slowClosed = new Promise<void>((r) => slow.on("close", () => r()));
+    slow.write(
+      `POST /api/v1/mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${token}\r\n` +
+        `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(slowBody)}\r\n\r\n` +
+        slowBody.slice(0, 20),
+    );
+
     while (calls.length < 150) await new Promise((r) => setTimeout(r, 5));
     const signalledAt = performance.now();
     server.proc.kill("SIGTERM");
+    await new Promise((r) => setTimeout(r, 300));
+    slow.write(slowBody.slice(20));
     const exitCode = await Promise.race([
       server.exit,
       new Promise((r) => setTimeout(() => r("still running after 5 s"), 5_000)),
@@ -109,8 +131,19 @@ describe("SIGTERM under keep-alive load", () => {
     // signal was being delivered gets through (not the thousand-odd of a server that keeps serving).
     const servedAfter = calls.filter((c) => c.sentAt > signalledAt && c.status >= 200 && c.status < 300);
     expect(servedAfter.length).toBeLessThanOrEqual(2 * CLIENTS);
-    // The last answers of a draining server close their connection.
-    expect(calls.some((c) => c.connection === "close")).toBe(true);
+    // The call in flight at the signal was answered in full, and its connection closed behind it.
+    await slowClosed;
+    expect(slowReply).toMatch(/^HTTP\/1\.1 200 /);
+    expect(slowReply).toMatch(/\r\nconnection: close\r\n/i);
+    const slowRef = /"reference_id":"(EP-\d+)"/.exec(slowReply)?.[1];
+    const slowRequestId = /\r\nx-request-id: ([^\r]+)\r\n/i.exec(slowReply)?.[1];
+    expect(slowRef).toBeDefined();
+    calls.push({
+      sentAt: 0,
+      status: 200,
+      referenceId: slowRef as string,
+      requestId: slowRequestId as string,
+    });
 
     const acknowledged = calls.filter((c) => c.status === 200 && c.referenceId);
     expect(acknowledged.length).toBeGreaterThanOrEqual(150);

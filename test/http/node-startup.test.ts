@@ -10,9 +10,9 @@ import { chmodSync, existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { createApp } from "../../src/app.js";
+import { freePort } from "../../src/cli/libsql-dev-wrangler.js";
 import { openDatabase } from "../../src/db/client.js";
 import { createJsonLogger } from "../../src/http/logger.js";
-import { freePort } from "../../src/cli/libsql-dev-wrangler.js";
 import {
   cleanupNodeProcesses,
   type NodeProcess,

@@ -59,10 +59,13 @@ async function main(): Promise<void> {
     });
   let address: Awaited<ReturnType<typeof http.listen>>;
   try {
-    address = await http.listen(config.HOST, config.PORT);
+    // `[::1]` is how a URL writes an IPv6 address; listen() wants it bare.
+    address = await http.listen(config.HOST.replace(/^\[(.*)\]$/, "$1"), config.PORT);
   } catch (err) {
     fail(err instanceof ListenError ? err.message : String(err), 2);
   }
+  // After the bind, a server error (e.g. out of file descriptors at accept) is logged, not fatal.
+  http.server.on("error", (err) => logger.log("error", "http server error", { error: err }));
 
   // 3. The database: opened, proven writable, migrated. Each failure is one line naming cause and fix.
   const shownUrl = displayDbUrl(config.REQLIX_DB_URL);

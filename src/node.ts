@@ -2,23 +2,26 @@
  * Node entry (`npm start`): the embedded default. Reads the environment, opens the database
  * (REQLIX_DB_URL, default file:.data/reqlix.db), applies migrations, bootstraps an empty database, serves
  * the app on HOST:PORT and shuts down cleanly on SIGINT/SIGTERM (in-flight requests finish, audit rows
- * flushed, database closed).
+ * flushed, database closed). Configuration, HOST and PORT are checked before the database is touched.
  */
 import { readFileSync } from "node:fs";
-import type { AddressInfo } from "node:net";
-import { serve } from "@hono/node-server";
 import { createApp } from "./app.js";
 import { isDomainError } from "./core/errors.js";
 import { displayDbUrl, parseServerConfig } from "./core/server-config.js";
 import { bootstrap } from "./db/bootstrap.js";
-import { openDatabase } from "./db/client.js";
+import { type Database, normalizeDbUrl, openDatabase } from "./db/client.js";
+import { describeDatabaseError } from "./db/database-errors.js";
 import { migrateDatabase } from "./db/migrate.js";
 import { createAuditSink } from "./http/audit.js";
 import { createJsonLogger } from "./http/logger.js";
+import { createNodeServer, ListenError } from "./http/node-server.js";
 import { parseAdminRateLimit, parseRateLimit } from "./http/rate-limit.js";
 import { MemoryRateLimiter } from "./http/rate-limit-memory.js";
 
+/** Last resort: a shutdown that has not finished by then exits 1 (the drain cuts connections off sooner). */
 const SHUTDOWN_GRACE_MS = 10_000;
+/** Connections still open this long after the signal (a trickling upload) are closed, then we flush. */
+const DRAIN_CUT_OFF_MS = 5_000;
 
 function fail(message: string, code = 1): never {
   process.stderr.write(`reqlix: ${message}\n`);
@@ -26,6 +29,7 @@ function fail(message: string, code = 1): never {
 }
 
 async function main(): Promise<void> {
+  // 1. Every setting, before anything is bound, opened or created.
   let config: ReturnType<typeof parseServerConfig>;
   let rateLimit: number;
   let adminRateLimit: number;
@@ -33,6 +37,7 @@ async function main(): Promise<void> {
     config = parseServerConfig(process.env);
     rateLimit = parseRateLimit(config.REQLIX_RATE_LIMIT);
     adminRateLimit = parseAdminRateLimit(config.REQLIX_ADMIN_RATE_LIMIT);
+    normalizeDbUrl(config.REQLIX_DB_URL);
   } catch (err) {
     fail(err instanceof Error ? err.message : String(err), 2);
   }
@@ -41,13 +46,46 @@ async function main(): Promise<void> {
   ).version;
   const logger = createJsonLogger({ level: config.REQLIX_LOG_LEVEL });
 
-  const database = await openDatabase({
-    url: config.REQLIX_DB_URL,
-    ...(config.REQLIX_DB_AUTH_TOKEN ? { authToken: config.REQLIX_DB_AUTH_TOKEN } : {}),
-    onBusy: (attempt) => logger.log("warn", "database busy: reconnected, retrying the write", { attempt }),
+  // 2. HOST and PORT, by binding them: a bad HOST or a busy PORT stops here, before a database file is
+  // made or an owner token printed. Requests that arrive before step 4 get 503 "starting".
+  const http = createNodeServer({
+    headersTimeoutMs: config.REQLIX_HEADERS_TIMEOUT_MS,
+    requestTimeoutMs: config.REQLIX_REQUEST_TIMEOUT_MS,
+    keepAliveTimeoutMs: config.REQLIX_KEEP_ALIVE_TIMEOUT_MS,
+    maxConnections: config.REQLIX_MAX_CONNECTIONS,
   });
-  await migrateDatabase(database);
-  const boot = await bootstrap(database, {
+  http.onDrop = (dropped) =>
+    logger.log("warn", "connection limit reached: new connections dropped", {
+      dropped,
+      limit: config.REQLIX_MAX_CONNECTIONS,
+    });
+  let address: Awaited<ReturnType<typeof http.listen>>;
+  try {
+    // `[::1]` is how a URL writes an IPv6 address; listen() wants it bare.
+    address = await http.listen(config.HOST.replace(/^\[(.*)\]$/, "$1"), config.PORT);
+  } catch (err) {
+    fail(err instanceof ListenError ? err.message : String(err), 2);
+  }
+  // After the bind, a server error (e.g. out of file descriptors at accept) is logged, not fatal.
+  http.server.on("error", (err) => logger.log("error", "http server error", { error: err }));
+
+  // 3. The database: opened, proven writable, migrated. Each failure is one line naming cause and fix.
+  const shownUrl = displayDbUrl(config.REQLIX_DB_URL);
+  let database: Database | undefined;
+  try {
+    database = await openDatabase({
+      url: config.REQLIX_DB_URL,
+      ...(config.REQLIX_DB_AUTH_TOKEN ? { authToken: config.REQLIX_DB_AUTH_TOKEN } : {}),
+      onBusy: (attempt) => logger.log("warn", "database busy: reconnected, retrying the write", { attempt }),
+    });
+    await database.probeWrite();
+    await migrateDatabase(database);
+  } catch (err) {
+    if (isDomainError(err)) fail(err.message, 2);
+    fail(describeDatabaseError(err, shownUrl), 1);
+  }
+  const db = database;
+  const boot = await bootstrap(db, {
     ...(config.REQLIX_BOOTSTRAP_TOKEN ? { token: config.REQLIX_BOOTSTRAP_TOKEN } : {}),
   });
   if (boot.created) {
@@ -61,9 +99,10 @@ async function main(): Promise<void> {
     process.stdout.write(`${lines.join("\n")}\n`);
   }
 
-  const audit = createAuditSink({ database, logger });
+  // 4. Serve.
+  const audit = createAuditSink({ database: db, logger });
   const app = createApp({
-    database,
+    database: db,
     logger,
     version,
     audit,
@@ -76,39 +115,33 @@ async function main(): Promise<void> {
     adminRateLimiter: new MemoryRateLimiter({ limit: adminRateLimit }),
     trustedProxies: config.REQLIX_TRUSTED_PROXIES,
   });
-
-  const server = serve(
-    { fetch: app.fetch, hostname: config.HOST, port: config.PORT },
-    (info: AddressInfo) => {
-      const host = info.family === "IPv6" ? `[${info.address}]` : info.address;
-      process.stdout.write(
-        `reqlix ${version} listening on http://${host}:${info.port} (database ${displayDbUrl(config.REQLIX_DB_URL)})\n`,
-      );
-    },
+  http.serve((request, env) => app.fetch(request, env));
+  const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
+  process.stdout.write(
+    `reqlix ${version} listening on http://${host}:${address.port} (database ${shownUrl})\n`,
   );
-  server.on("error", (err) => fail(`cannot listen on ${config.HOST}:${config.PORT}: ${err.message}`));
 
   let stopping = false;
-  const shutdown = (signal: string) => {
+  const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
     logger.log("info", "shutting down", { signal });
     const force = setTimeout(() => fail("shutdown took too long; exiting", 1), SHUTDOWN_GRACE_MS);
     force.unref();
-    // close() stops accepting, lets in-flight requests finish and drops idle keep-alive connections.
-    server.close(async () => {
-      try {
-        await audit.flush();
-        await database.close();
-        logger.log("info", "stopped", { signal });
-        process.exit(0);
-      } catch (err) {
-        fail(`error while closing: ${err instanceof Error ? err.message : String(err)}`);
-      }
-    });
+    try {
+      // Stop accepting, answer what is in flight with Connection: close, wait for every handler; then the
+      // audit rows still queued, then the database (which first waits for queued writes).
+      await http.drain(DRAIN_CUT_OFF_MS);
+      await audit.flush();
+      await db.close();
+      logger.log("info", "stopped", { signal });
+      process.exit(0);
+    } catch (err) {
+      fail(`error while closing: ${err instanceof Error ? err.message : String(err)}`);
+    }
   };
-  process.on("SIGINT", () => shutdown("SIGINT"));
-  process.on("SIGTERM", () => shutdown("SIGTERM"));
+  process.on("SIGINT", () => void shutdown("SIGINT"));
+  process.on("SIGTERM", () => void shutdown("SIGTERM"));
 }
 
 main().catch((err) => {

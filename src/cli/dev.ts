@@ -5,7 +5,8 @@
  *   2. serve that file over Hrana-over-HTTP v2 with the local libSQL endpoint;
  *   3. run `wrangler dev` (local mode) with LIBSQL_URL pointing at the endpoint.
  *
- * Env: PORT (Worker port; default 8787, or a free one if taken), LIBSQL_DEV_PORT (endpoint port; default a
+ * Env: PORT (Worker port; default 8787, or a free one if taken; a PORT set but taken stops the start with
+ * exit 2 before anything runs, as does a taken LIBSQL_DEV_PORT), LIBSQL_DEV_PORT (endpoint port; default a
  * free one), REQLIX_DEV_DB_FILE (default .data/reqlix-dev.db), REQLIX_BOOTSTRAP_TOKEN (token to register on
  * an empty database instead of generating one).
  */
@@ -13,20 +14,41 @@ import { DEFAULT_DEV_DB_FILE, prepareDevDatabase } from "./libsql-dev-database.j
 import { startLibsqlDevServer } from "./libsql-dev-server.js";
 import { freePort, portIsFree, startWranglerDev } from "./libsql-dev-wrangler.js";
 
+/** A setting the developer must change: one line on stderr, exit 2, before anything was started. */
+class SettingError extends Error {}
+
 function portFromEnv(name: string): number | undefined {
   const value = process.env[name];
   if (value === undefined || value.trim() === "") return undefined;
   const port = Number(value);
   if (!Number.isInteger(port) || port < 1 || port > 65535) {
-    throw new Error(`${name} must be a port number from 1 to 65535, got "${value}".`);
+    throw new SettingError(`${name} must be a port number from 1 to 65535, got "${value}".`);
   }
   return port;
 }
 
+/** An explicitly chosen port must be free now: checked before the database or any process is touched. */
+async function requireFree(name: string, port: number | undefined): Promise<void> {
+  if (port !== undefined && !(await portIsFree(port))) {
+    throw new SettingError(
+      `${name} ${port} is already in use on 127.0.0.1. Fix: stop what holds it, set ${name} to a free port, or unset ${name}${name === "PORT" ? " (8787, or a free port if taken)" : " (a free port)"}.`,
+    );
+  }
+}
+
 async function main(): Promise<void> {
   const file = process.env.REQLIX_DEV_DB_FILE || DEFAULT_DEV_DB_FILE;
-  const workerPort = portFromEnv("PORT") ?? ((await portIsFree(8787)) ? 8787 : await freePort());
-  const endpointPort = portFromEnv("LIBSQL_DEV_PORT") ?? 0;
+  const explicitWorkerPort = portFromEnv("PORT");
+  const explicitEndpointPort = portFromEnv("LIBSQL_DEV_PORT");
+  if (explicitWorkerPort !== undefined && explicitWorkerPort === explicitEndpointPort) {
+    throw new SettingError(
+      `PORT and LIBSQL_DEV_PORT are both ${explicitWorkerPort}. Fix: give them different ports.`,
+    );
+  }
+  await requireFree("PORT", explicitWorkerPort);
+  await requireFree("LIBSQL_DEV_PORT", explicitEndpointPort);
+  const workerPort = explicitWorkerPort ?? ((await portIsFree(8787)) ? 8787 : await freePort());
+  const endpointPort = explicitEndpointPort ?? 0;
 
   const boot = await prepareDevDatabase(file, {
     ...(process.env.REQLIX_BOOTSTRAP_TOKEN ? { bootstrapToken: process.env.REQLIX_BOOTSTRAP_TOKEN } : {}),
@@ -71,5 +93,5 @@ async function main(): Promise<void> {
 
 main().catch((error: unknown) => {
   console.error(error instanceof Error ? error.message : error);
-  process.exit(1);
+  process.exit(error instanceof SettingError ? 2 : 1);
 });

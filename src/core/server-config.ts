@@ -32,8 +32,32 @@ const trustedProxies = list.transform((entries, ctx): IpRange[] => {
   return ranges;
 });
 
+/** A whole number of milliseconds (or connections) in [min, max]. */
+const bounded = (what: string, min: number, max: number, fallback: number) =>
+  z.coerce
+    .number({ error: `must be ${what}` })
+    .int(`must be a whole number of ${what}`)
+    .min(min, `must be ${min}-${max} ${what}`)
+    .max(max, `must be ${min}-${max} ${what}`)
+    .default(fallback);
+
+/**
+ * What `listen` accepts: an IPv4/IPv6 address or a host name. A URL, a port or a path here is a mistake
+ * caught before anything starts (the address itself is checked by binding it, before the database opens).
+ */
+const HOST_SHAPE =
+  /^(\[[0-9a-fA-F:.]+\]|[0-9a-fA-F:.]*:[0-9a-fA-F:.]*(%[\w.-]+)?|[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*)$/;
+
 const schema = z.object({
-  HOST: z.string().trim().min(1, "must not be empty").default("127.0.0.1"),
+  HOST: z
+    .string()
+    .trim()
+    .min(1, "must not be empty")
+    .regex(HOST_SHAPE, {
+      error: (issue) =>
+        `must be an IP address or a host name (e.g. 127.0.0.1, 0.0.0.0, ::1, localhost), not "${String(issue.input)}"`,
+    })
+    .default("127.0.0.1"),
   PORT: z.coerce
     .number({ error: "must be a port number" })
     .int("must be a whole number")
@@ -57,6 +81,11 @@ const schema = z.object({
   REQLIX_LOG_LEVEL: z
     .enum(["debug", "info", "warn", "error"], { error: "must be debug, info, warn or error" })
     .default("info"),
+  // Slow clients (issue item 4): a request's headers, then its whole body, must arrive within these.
+  REQLIX_HEADERS_TIMEOUT_MS: bounded("milliseconds", 1, 3_600_000, 10_000),
+  REQLIX_REQUEST_TIMEOUT_MS: bounded("milliseconds", 1, 3_600_000, 30_000),
+  REQLIX_KEEP_ALIVE_TIMEOUT_MS: bounded("milliseconds", 1, 3_600_000, 5_000),
+  REQLIX_MAX_CONNECTIONS: bounded("connections", 1, 1_000_000, 1_000),
 });
 
 export type ServerConfig = z.output<typeof schema> & { loopback: boolean };
@@ -66,7 +95,12 @@ const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1", "[::1]"]);
 export function parseServerConfig(env: Record<string, string | undefined>): ServerConfig {
   // An empty variable means "not set": shells and .env files often leave them that way.
   const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ""));
-  const parsed = schema.safeParse(cleaned);
+  const parsed = schema
+    .refine((c) => c.REQLIX_HEADERS_TIMEOUT_MS <= c.REQLIX_REQUEST_TIMEOUT_MS, {
+      path: ["REQLIX_HEADERS_TIMEOUT_MS"],
+      message: "must not exceed REQLIX_REQUEST_TIMEOUT_MS (the headers are part of the request)",
+    })
+    .safeParse(cleaned);
   if (!parsed.success) {
     const errors: FieldError[] = parsed.error.issues.map((i) => ({
       field: i.path.map(String).join("."),

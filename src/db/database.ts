@@ -34,6 +34,11 @@ export interface Database {
   write<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
   /** Cheap round trip for /healthz; throws when the database cannot be reached. */
   ping(): Promise<void>;
+  /**
+   * Throws when the database cannot be written (a read-only file or replica, no connection): one tiny
+   * write in a transaction that is rolled back, behind the write queue. Start-up and /healthz.
+   */
+  probeWrite(): Promise<void>;
   /** Waits for queued writes, then closes the client. */
   close(): Promise<void>;
 }
@@ -166,6 +171,25 @@ export function databaseFromClient(client: Client, options: DatabaseOptions = {}
     write,
     async ping() {
       await read((d) => d.run("SELECT 1"));
+    },
+    probeWrite() {
+      return inWriteQueue(async () => {
+        let tx: Awaited<ReturnType<Client["transaction"]>> | undefined;
+        try {
+          // BEGIN IMMEDIATE alone succeeds on a read-only file: only a real write tells.
+          tx = await client.transaction("write");
+          await tx.execute("CREATE TABLE reqlix_write_probe (x)");
+        } catch (err) {
+          // Another writer holds the lock: the database is writable, just busy.
+          if (isBusyError(err)) return await reconnect();
+          throw err;
+        } finally {
+          if (tx) {
+            await tx.rollback().catch(() => undefined);
+            tx.close();
+          }
+        }
+      });
     },
     async close() {
       if (closed) return;

@@ -26,6 +26,7 @@ export function auditedDatabase(
     client: database.client,
     read: (fn) => database.read(fn),
     ping: () => database.ping(),
+    probeWrite: () => database.probeWrite(),
     close: () => database.close(),
     async write(fn) {
       if (op.recorded) return database.write(fn);

@@ -56,6 +56,52 @@ describe("parseServerConfig", () => {
     expect(() => parseServerConfig({ PORT: "eighty" })).toThrow(/PORT/);
   });
 
+  it("reads the connection limits, with defaults, and names a bad one", () => {
+    expect(parseServerConfig({})).toMatchObject({
+      REQLIX_HEADERS_TIMEOUT_MS: 10_000,
+      REQLIX_REQUEST_TIMEOUT_MS: 30_000,
+      REQLIX_KEEP_ALIVE_TIMEOUT_MS: 5_000,
+      REQLIX_MAX_CONNECTIONS: 1_000,
+    });
+    expect(
+      parseServerConfig({
+        REQLIX_HEADERS_TIMEOUT_MS: "2000",
+        REQLIX_REQUEST_TIMEOUT_MS: "4000",
+        REQLIX_KEEP_ALIVE_TIMEOUT_MS: "1500",
+        REQLIX_MAX_CONNECTIONS: "64",
+      }),
+    ).toMatchObject({
+      REQLIX_HEADERS_TIMEOUT_MS: 2000,
+      REQLIX_REQUEST_TIMEOUT_MS: 4000,
+      REQLIX_KEEP_ALIVE_TIMEOUT_MS: 1500,
+      REQLIX_MAX_CONNECTIONS: 64,
+    });
+    for (const [name, value] of [
+      ["REQLIX_MAX_CONNECTIONS", "0"],
+      ["REQLIX_MAX_CONNECTIONS", "many"],
+      ["REQLIX_REQUEST_TIMEOUT_MS", "1.5"],
+      ["REQLIX_KEEP_ALIVE_TIMEOUT_MS", "-1"],
+      ["REQLIX_HEADERS_TIMEOUT_MS", "99999999999"],
+    ] as const) {
+      expect(() => parseServerConfig({ [name]: value }), `${name}=${value}`).toThrow(new RegExp(name));
+    }
+    // The headers are part of the request: a longer headers timeout than request timeout is a mistake.
+    expect(() =>
+      parseServerConfig({ REQLIX_HEADERS_TIMEOUT_MS: "9000", REQLIX_REQUEST_TIMEOUT_MS: "5000" }),
+    ).toThrow(/REQLIX_HEADERS_TIMEOUT_MS must not exceed REQLIX_REQUEST_TIMEOUT_MS/);
+  });
+
+  it("takes an IP address or a host name as HOST, and names anything else", () => {
+    for (const host of ["0.0.0.0", "::", "::1", "[::1]", "fe80::1%eth0", "localhost", "reqlix.internal"]) {
+      expect(parseServerConfig({ HOST: host }).HOST).toBe(host);
+    }
+    for (const host of ["http://0.0.0.0", "localhost:8787", "a b", "/tmp/sock", "-host"]) {
+      expect(() => parseServerConfig({ HOST: host }), host).toThrow(
+        /HOST must be an IP address or a host name/,
+      );
+    }
+  });
+
   it("displayDbUrl drops credentials and query strings", () => {
     expect(displayDbUrl("libsql://db-org.turso.io?authToken=secret")).toBe("libsql://db-org.turso.io");
     expect(displayDbUrl("https://user:pass@sqld.example:8080/")).toBe("https://sqld.example:8080/");

@@ -21,6 +21,8 @@ export interface Epic {
   priority: number;
   creator_username: string | null;
   assignee_username: string | null;
+  /** 1 on create, +1 on every change: what history, baselines and approvals refer to. */
+  revision: number;
   created_at: string;
   updated_at: string;
 }
@@ -35,6 +37,8 @@ export interface UserStory {
   priority: number;
   creator_username: string | null;
   assignee_username: string | null;
+  /** 1 on create, +1 on every change: what history, baselines and approvals refer to. */
+  revision: number;
   created_at: string;
   updated_at: string;
 }
@@ -51,6 +55,8 @@ export interface Requirement {
   type_name: string;
   creator_username: string | null;
   assignee_username: string | null;
+  /** 1 on create, +1 on every change: what history, baselines and approvals refer to. */
+  revision: number;
   created_at: string;
   updated_at: string;
 }
@@ -61,6 +67,8 @@ export interface AcceptanceCriterion {
   title: string;
   description: string;
   creator_username: string | null;
+  /** 1 on create, +1 on every change: what history, baselines and approvals refer to. */
+  revision: number;
   created_at: string;
   updated_at: string;
 }
@@ -71,6 +79,13 @@ export interface Relationship {
   relationship_type: string;
   creator_username: string | null;
   created_at: string;
+  /** 1 on create, +1 on every confirmation. */
+  revision: number;
+  /** The revisions of the source and target when the link was created or last confirmed. */
+  source_revision: number;
+  target_revision: number;
+  /** An end changed since: the link may no longer hold (confirm_relationship clears it). */
+  suspect: boolean;
 }
 
 export interface NamedType {

@@ -23,6 +23,7 @@ import {
   workItemChanges,
 } from "./entity-support.js";
 import { requirementTypeId } from "./requirement-types.repo.js";
+import { recordWrite } from "./revisions.repo.js";
 import { requirements, requirementTypes, userStories } from "./schema.js";
 import { requireUserStoryRow } from "./user-stories.repo.js";
 
@@ -38,6 +39,7 @@ const columns = {
   type_name: requirementTypes.name,
   creator_username: creators.username,
   assignee_username: assignees.username,
+  revision: requirements.revision,
   created_at: requirements.createdAt,
   updated_at: requirements.updatedAt,
 };
@@ -128,7 +130,8 @@ export async function createRequirement(
   await refuseDuplicateRequirementTitle(tx, workspaceId, story.id, input.title);
   const item = await newWorkItem(tx, workspaceId, "REQ", input, actor);
   await tx.insert(requirements).values({ ...item, userStoryId: story.id, priority: input.priority, typeId });
-  return getRequirement(tx, workspaceId, item.referenceId);
+  const written = await requireRequirementRow(tx, workspaceId, item.referenceId);
+  return recordWrite(tx, workspaceId, "requirement", "create", written, toRequirement, actor);
 }
 
 export interface RequirementPatch extends EntityPatch {
@@ -164,7 +167,9 @@ export async function updateRequirement(
       ...nextRevision(requirements.revision, row.updated_at, actor.now),
     })
     .where(and(eq(requirements.workspaceId, workspaceId), eq(requirements.id, row.id)));
-  return getRequirement(tx, workspaceId, referenceId);
+  const written = await requireRequirementRow(tx, workspaceId, referenceId);
+  const op = storyRowId !== row.story_row_id ? "move" : "update";
+  return recordWrite(tx, workspaceId, "requirement", op, written, toRequirement, actor);
 }
 
 export interface RequirementFilter {

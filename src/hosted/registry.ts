@@ -5,6 +5,7 @@
  */
 import type { Registry } from "../core/registry.js";
 import { acceptanceCriteriaTools } from "./acceptance-criteria.tools.js";
+import { changeControlResources, changeControlTools } from "./change-control.js";
 import type { HostedContext } from "./context.js";
 import { docsetResources } from "./docsets.resources.js";
 import { docsetTools } from "./docsets.tools.js";
@@ -31,10 +32,11 @@ export const hostedRegistry: Registry<HostedContext> = {
     ...requirementTools,
     ...acceptanceCriteriaTools,
     ...relationshipTools,
+    ...changeControlTools,
     ...typeTools,
     ...docsetTools,
   ],
-  resources: [...hostedResources, ...docsetResources],
+  resources: [...hostedResources, ...changeControlResources, ...docsetResources],
   prompts: hostedPrompts,
   instructions: HOSTED_INSTRUCTIONS,
 };

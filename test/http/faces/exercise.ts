@@ -128,6 +128,7 @@ export function idFor(name: string, s: Seed): string | undefined {
       return s.story;
     case "requirement_id":
     case "source_requirement_id":
+    case "id":
       return s.req1;
     case "target_requirement_id":
       return s.req2;
@@ -164,6 +165,9 @@ function valueFor(tool: string, name: string, s: Seed, unique: string): unknown 
         : `Type ${unique}`.replace(/[^\p{L}\p{N} _-]/gu, "-");
     case "version":
       return "2.0";
+    case "revision":
+    case "from":
+      return 1;
     case "keywords":
       return [s.marker.toLowerCase()];
     case "generalized_keywords":

@@ -15,6 +15,9 @@ import { relationships, relationshipTypes, requirements } from "./schema.js";
 
 const sources = alias(requirements, "sources");
 const targets = alias(requirements, "targets");
+/** The aliases `isSuspect` is written against: queries using it join the ends under these. */
+export const relationshipSources = sources;
+export const relationshipTargets = targets;
 
 /** The end revisions a link was confirmed at (null only on rows from before change control: revision 1). */
 const sourceRevision = sql<number>`coalesce(${relationships.sourceRevision}, 1)`;

@@ -1,6 +1,7 @@
 /** Change control's part of the hosted registry: history, suspect links, baselines, review. */
 import { historyResources, historyTools } from "./history.tools.js";
+import { suspectLinkTools } from "./suspect-links.tools.js";
 
-export const changeControlTools = [...historyTools];
+export const changeControlTools = [...historyTools, ...suspectLinkTools];
 
 export const changeControlResources = [...historyResources];

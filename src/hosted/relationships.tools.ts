@@ -4,7 +4,7 @@ import { createRelationship, deleteRelationship } from "../db/relationships.repo
 import { actor, CREATE, DELETE, hostedTool } from "./access.js";
 import { relationshipOutput, requirementId } from "./schemas.js";
 
-const relationshipKey = z.object({
+export const relationshipKey = z.object({
   source_requirement_id: requirementId(),
   target_requirement_id: requirementId(),
   relationship_type: z

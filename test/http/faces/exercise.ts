@@ -16,6 +16,8 @@ export interface Seed {
   ac: string;
   /** Name of a registered docset with one stored page (when the registry has docsets). */
   docset?: string;
+  /** Name of a baseline of the seeded entities (when the registry has baselines); lower case, no marker. */
+  baseline?: string;
   /** In every title and description; a relationship `req1 depends_on req2` exists. */
   marker: string;
 }
@@ -90,6 +92,17 @@ export async function seed(t: TestApp, token: string, marker: string): Promise<S
     ),
     "create_relationship",
   );
+  // A baseline of it all, when the registry has them. Its name echoes in answers, so it does not carry
+  // the (upper-case) marker: an intruder's "not found" naming it is not a leak.
+  const baselineName = `base-${docsetName(marker).slice(5)}`.toLowerCase();
+  const based = await rpc(
+    t,
+    "tools/call",
+    { name: "create_baseline", arguments: { name: baselineName } },
+    token,
+  );
+  const baseline =
+    based.body?.error?.code === -32601 ? undefined : (ok(based, "create_baseline"), baselineName);
   // Docsets, when the registry serves them: one docset with one page that carries the marker.
   const docset = docsetName(marker);
   const registered = await rpc(
@@ -98,7 +111,8 @@ export async function seed(t: TestApp, token: string, marker: string): Promise<S
     { name: "register_docset", arguments: { name: docset, version: "1.0", description: `${marker} docs` } },
     token,
   );
-  if (registered.body?.error?.code === -32601) return { epic, story, req1, req2, ac, marker };
+  if (registered.body?.error?.code === -32601)
+    return { epic, story, req1, req2, ac, marker, ...(baseline ? { baseline } : {}) };
   ok(registered, "register_docset");
   ok(
     await rpc(
@@ -115,7 +129,7 @@ export async function seed(t: TestApp, token: string, marker: string): Promise<S
     ),
     "upload_docset_pages",
   );
-  return { epic, story, req1, req2, ac, docset, marker };
+  return { epic, story, req1, req2, ac, docset, marker, ...(baseline ? { baseline } : {}) };
 }
 
 /** The value of an id-like argument, or undefined when `name` is not one. */
@@ -142,6 +156,9 @@ export function idFor(name: string, s: Seed): string | undefined {
 }
 
 function valueFor(tool: string, name: string, s: Seed, unique: string): unknown {
+  if (tool.includes("baseline") && (name === "name" || name === "from")) {
+    return tool.startsWith("create_") ? `base ${unique}`.replace(/[^\p{L}\p{N} ._-]/gu, "-") : s.baseline;
+  }
   const id = idFor(name, s);
   if (id !== undefined) return id;
   switch (name) {
@@ -211,7 +228,12 @@ export function sampleArgs(tool: ListedTool, s: Seed, unique: string): Record<st
 /** A template's URI with its variables filled from the seed (`epic://{epic_id}` → `epic://EP-001`). */
 export function sampleUri(template: string, s: Seed): string {
   return template.replace(/\{([^}]+)\}/g, (_m, name: string) => {
-    const id = template.startsWith("docset://") && name === "name" ? s.docset : idFor(name, s);
+    const id =
+      template.startsWith("docset://") && name === "name"
+        ? s.docset
+        : template.startsWith("baseline://")
+          ? s.baseline
+          : idFor(name, s);
     if (id === undefined)
       throw new Error(`No sample value for URI variable {${name}} in ${template}: add one in exercise.ts`);
     return id;

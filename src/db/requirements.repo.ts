@@ -23,6 +23,7 @@ import {
   workItemChanges,
 } from "./entity-support.js";
 import { requirementTypeId } from "./requirement-types.repo.js";
+import { checkActivation } from "./review.repo.js";
 import { recordWrite } from "./revisions.repo.js";
 import { requirements, requirementTypes, userStories } from "./schema.js";
 import { requireUserStoryRow } from "./user-stories.repo.js";
@@ -126,6 +127,7 @@ export async function createRequirement(
   actor: Actor,
 ): Promise<Requirement> {
   const story = await requireUserStoryRow(tx, workspaceId, input.user_story_id);
+  if (input.status === "Active") await checkActivation(tx, workspaceId, undefined, []);
   const typeId = await requirementTypeId(tx, workspaceId, input.type);
   await refuseDuplicateRequirementTitle(tx, workspaceId, story.id, input.title);
   const item = await newWorkItem(tx, workspaceId, "REQ", input, actor);
@@ -150,6 +152,12 @@ export async function updateRequirement(
 ): Promise<Requirement> {
   const row = await requireRequirementRow(tx, workspaceId, referenceId);
   checkExpected(referenceId, row.updated_at, patch.expected_updated_at);
+  if (patch.status === "Active" && row.status !== "Active") {
+    const others = Object.entries(patch)
+      .filter(([k, v]) => v !== undefined && k !== "status" && k !== "expected_updated_at")
+      .map(([k]) => k);
+    await checkActivation(tx, workspaceId, row, others);
+  }
   const storyRowId =
     patch.user_story_id === undefined
       ? row.story_row_id

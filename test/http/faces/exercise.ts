@@ -18,6 +18,8 @@ export interface Seed {
   docset?: string;
   /** Name of a baseline of the seeded entities (when the registry has baselines); lower case, no marker. */
   baseline?: string;
+  /** comment_id of a comment on req1 (when the registry has comments). */
+  comment?: number;
   /** In every title and description; a relationship `req1 depends_on req2` exists. */
   marker: string;
 }
@@ -104,6 +106,15 @@ export async function seed(t: TestApp, token: string, marker: string): Promise<S
   const hasBaselines = based.body?.error?.code !== -32601;
   if (hasBaselines) ok(based, "create_baseline");
   const baseline = hasBaselines ? baselineName : undefined;
+  const commented = await rpc(
+    t,
+    "tools/call",
+    { name: "add_comment", arguments: { id: req1, text: `${marker} comment` } },
+    token,
+  );
+  const comment =
+    commented.body?.error?.code === -32601 ? undefined : (ok(commented, "add_comment").comment_id as number);
+  const extras = { ...(baseline ? { baseline } : {}), ...(comment !== undefined ? { comment } : {}) };
   // Docsets, when the registry serves them: one docset with one page that carries the marker.
   const docset = docsetName(marker);
   const registered = await rpc(
@@ -112,8 +123,7 @@ export async function seed(t: TestApp, token: string, marker: string): Promise<S
     { name: "register_docset", arguments: { name: docset, version: "1.0", description: `${marker} docs` } },
     token,
   );
-  if (registered.body?.error?.code === -32601)
-    return { epic, story, req1, req2, ac, marker, ...(baseline ? { baseline } : {}) };
+  if (registered.body?.error?.code === -32601) return { epic, story, req1, req2, ac, marker, ...extras };
   ok(registered, "register_docset");
   ok(
     await rpc(
@@ -130,7 +140,7 @@ export async function seed(t: TestApp, token: string, marker: string): Promise<S
     ),
     "upload_docset_pages",
   );
-  return { epic, story, req1, req2, ac, docset, marker, ...(baseline ? { baseline } : {}) };
+  return { epic, story, req1, req2, ac, docset, marker, ...extras };
 }
 
 /** The value of an id-like argument, or undefined when `name` is not one. */
@@ -160,6 +170,8 @@ function valueFor(tool: string, name: string, s: Seed, unique: string): unknown 
   if (tool.includes("baseline") && (name === "name" || name === "from")) {
     return tool.startsWith("create_") ? `base ${unique}`.replace(/[^\p{L}\p{N} ._-]/gu, "-") : s.baseline;
   }
+  // A verdict names a revision: req2, which no other tool of the suites changes, stays at revision 1.
+  if ((tool === "approve" || tool === "request_changes") && name === "id") return s.req2;
   const id = idFor(name, s);
   if (id !== undefined) return id;
   switch (name) {
@@ -186,6 +198,17 @@ function valueFor(tool: string, name: string, s: Seed, unique: string): unknown 
     case "revision":
     case "from":
       return 1;
+    case "text":
+      return `${unique} comment`;
+    case "comment":
+      return `${unique} please change`;
+    case "comment_id":
+      return s.comment;
+    case "reviewers":
+      // The admin every role suite has; another workspace's caller is refused on the entity first.
+      return ["ada"];
+    case "approvals_required":
+      return 0;
     case "keywords":
       return [s.marker.toLowerCase()];
     case "generalized_keywords":

@@ -15,6 +15,7 @@ import { hostedPrompts } from "./prompts.js";
 import { relationshipTools } from "./relationships.tools.js";
 import { requirementTools } from "./requirements.tools.js";
 import { hostedResources } from "./resources.js";
+import { reviewChangesPrompt } from "./review-changes.prompt.js";
 import { searchTools } from "./search.tools.js";
 import { typeTools } from "./types.tools.js";
 import { userStoryTools } from "./user-stories.tools.js";
@@ -37,6 +38,6 @@ export const hostedRegistry: Registry<HostedContext> = {
     ...docsetTools,
   ],
   resources: [...hostedResources, ...changeControlResources, ...docsetResources],
-  prompts: hostedPrompts,
+  prompts: [...hostedPrompts, reviewChangesPrompt],
   instructions: HOSTED_INSTRUCTIONS,
 };

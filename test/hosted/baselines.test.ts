@@ -191,3 +191,30 @@ test("diff_baseline: changed (field diff), added and removed, against now and ag
   ]);
   expect((await ok<Diff>(viewer, "diff_baseline", { from: "v1.1" })).items).toEqual([]);
 });
+
+test("prompt review_changes lays out the changes since a baseline and the suspect links for a reviewer", async () => {
+  await ok(editor, "create_relationship", {
+    source_requirement_id: "REQ-003",
+    target_requirement_id: "REQ-001",
+    relationship_type: "relates_to",
+  });
+  await ok(editor, "update_requirement", { requirement_id: "REQ-001", description: "Loads within 50 ms." });
+  const prompt = await viewer.getPrompt({ name: "review_changes", arguments: { baseline: "v1.0" } });
+  expect(prompt.description).toBe("Changes since baseline v1.0");
+  const body = (prompt.messages[0]?.content as { text: string }).text;
+  expect(body).toContain('Review the changes since baseline "v1.0".');
+  expect(body).toContain("## CHANGED requirement REQ-001 (revision 1 → 3)");
+  expect(body).toContain("Loads within [-200-]{+50+} ms.");
+  expect(body).toContain("## ADDED requirement REQ-004");
+  expect(body).toContain("## REMOVED relationship REQ-001 depends_on REQ-002");
+  expect(body).toContain("- REQ-003 relates_to REQ-001: target changed (confirmed at 2/2, now 2/3)");
+  expect(body).toContain("approve {id, revision}");
+  await expect(viewer.getPrompt({ name: "review_changes", arguments: { baseline: "nope" } })).rejects.toThrow(
+    /Baseline not found/,
+  );
+  const completion = await viewer.complete({
+    ref: { type: "ref/prompt", name: "review_changes" },
+    argument: { name: "baseline", value: "v1" },
+  });
+  expect(completion.completion.values).toEqual(["v1.0", "v1.1"]);
+});

@@ -161,6 +161,8 @@ export function idFor(name: string, s: Seed): string | undefined {
       return s.ac;
     case "docset":
       return s.docset;
+    case "baseline":
+      return s.baseline;
     default:
       return undefined;
   }

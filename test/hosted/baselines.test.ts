@@ -201,7 +201,8 @@ test("prompt review_changes lays out the changes since a baseline and the suspec
   await ok(editor, "update_requirement", { requirement_id: "REQ-001", description: "Loads within 50 ms." });
   const prompt = await viewer.getPrompt({ name: "review_changes", arguments: { baseline: "v1.0" } });
   expect(prompt.description).toBe("Changes since baseline v1.0");
-  const body = (prompt.messages[0]?.content as { text: string }).text;
+  const content = prompt.messages[0]?.content;
+  const body = content?.type === "text" ? content.text : "";
   expect(body).toContain('Review the changes since baseline "v1.0".');
   expect(body).toContain("## CHANGED requirement REQ-001 (revision 1 → 3)");
   expect(body).toContain("Loads within [-200-]{+50+} ms.");

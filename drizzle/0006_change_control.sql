@@ -77,7 +77,7 @@ CREATE TABLE `review_requests` (
 CREATE UNIQUE INDEX `review_requests_entity_reviewer` ON `review_requests` (`workspace_id`,`reference_id`,`reviewer_id`);--> statement-breakpoint
 CREATE INDEX `review_requests_reviewer` ON `review_requests` (`workspace_id`,`reviewer_id`);--> statement-breakpoint
 CREATE TABLE `revisions` (
-	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
+	`id` integer PRIMARY KEY NOT NULL,
 	`workspace_id` integer NOT NULL,
 	`entity_kind` text NOT NULL,
 	`entity_id` integer NOT NULL,
@@ -101,8 +101,8 @@ CREATE TABLE `revisions` (
 --> statement-breakpoint
 CREATE UNIQUE INDEX `revisions_entity_revision` ON `revisions` (`workspace_id`,`entity_kind`,`entity_id`,`revision`);--> statement-breakpoint
 CREATE INDEX `revisions_reference` ON `revisions` (`workspace_id`,`reference_id`);--> statement-breakpoint
-CREATE INDEX `revisions_source_ref` ON `revisions` (`workspace_id`,`source_ref`);--> statement-breakpoint
-CREATE INDEX `revisions_target_ref` ON `revisions` (`workspace_id`,`target_ref`);--> statement-breakpoint
+CREATE INDEX `revisions_source_ref` ON `revisions` (`workspace_id`,`source_ref`) WHERE "revisions"."source_ref" IS NOT NULL;--> statement-breakpoint
+CREATE INDEX `revisions_target_ref` ON `revisions` (`workspace_id`,`target_ref`) WHERE "revisions"."target_ref" IS NOT NULL;--> statement-breakpoint
 ALTER TABLE `relationships` ADD `revision` integer DEFAULT 1 NOT NULL;--> statement-breakpoint
 ALTER TABLE `relationships` ADD `source_revision` integer;--> statement-breakpoint
 ALTER TABLE `relationships` ADD `target_revision` integer;

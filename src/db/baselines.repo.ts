@@ -79,6 +79,70 @@ function currentScope(workspaceId: number, epicRowId: number | null): SQL {
       (SELECT id FROM requirements WHERE user_story_id IN (${stories}))`;
 }
 
+const KIND_ORDER: RevisionKind[] = [
+  "epic",
+  "user_story",
+  "requirement",
+  "acceptance_criterion",
+  "relationship",
+];
+
+const KIND_TABLES = {
+  epic: sql.raw("epics"),
+  user_story: sql.raw("user_stories"),
+  requirement: sql.raw("requirements"),
+  acceptance_criterion: sql.raw("acceptance_criteria"),
+  relationship: sql.raw("relationships"),
+} as const;
+
+/** Whether row `c` of `kind`'s table is in scope now (the workspace, or the epic's tree). */
+function inScope(kind: RevisionKind, workspaceId: number, epicRowId: number | null): SQL {
+  if (epicRowId === null) return sql`c.workspace_id = ${workspaceId}`;
+  const stories = sql`SELECT id FROM user_stories WHERE epic_id = ${epicRowId}`;
+  switch (kind) {
+    case "epic":
+      return sql`c.id = ${epicRowId}`;
+    case "user_story":
+      return sql`c.epic_id = ${epicRowId}`;
+    case "requirement":
+    case "acceptance_criterion":
+      return sql`c.user_story_id IN (${stories})`;
+    case "relationship":
+      return sql`c.source_requirement_id IN (SELECT id FROM requirements WHERE user_story_id IN (${stories}))`;
+  }
+}
+
+/**
+ * The differences between a baseline and the entities in scope now, kind by kind, each side found through
+ * the other's primary key (no temporary index over the whole scope).
+ */
+function diffWithNow(baselineId: number, workspaceId: number, epicRowId: number | null): SQL {
+  const parts = KIND_ORDER.map((kind) => {
+    const table = KIND_TABLES[kind];
+    const scope = inScope(kind, workspaceId, epicRowId);
+    return sql`SELECT b.entity_kind AS kind, b.entity_id AS entity_id, b.revision AS from_rev, c.revision AS to_rev
+        FROM baseline_entries b LEFT JOIN ${table} c ON c.id = b.entity_id AND ${scope}
+        WHERE b.baseline_id = ${baselineId} AND b.entity_kind = ${kind} AND (c.revision IS NULL OR c.revision <> b.revision)
+      UNION ALL
+      SELECT ${kind}, c.id, NULL, c.revision FROM ${table} c
+        WHERE ${scope} AND NOT EXISTS (SELECT 1 FROM baseline_entries b
+          WHERE b.baseline_id = ${baselineId} AND b.entity_kind = ${kind} AND b.entity_id = c.id)`;
+  });
+  return sql.join(parts, sql` UNION ALL `);
+}
+
+/** The differences between two baselines, through the entries' primary key both ways. */
+function diffWithBaseline(fromId: number, toId: number): SQL {
+  return sql`SELECT b.entity_kind AS kind, b.entity_id AS entity_id, b.revision AS from_rev, o.revision AS to_rev
+      FROM baseline_entries b LEFT JOIN baseline_entries o
+        ON o.baseline_id = ${toId} AND o.entity_kind = b.entity_kind AND o.entity_id = b.entity_id
+      WHERE b.baseline_id = ${fromId} AND (o.revision IS NULL OR o.revision <> b.revision)
+    UNION ALL
+    SELECT o.entity_kind, o.entity_id, NULL, o.revision FROM baseline_entries o
+      WHERE o.baseline_id = ${toId} AND NOT EXISTS (SELECT 1 FROM baseline_entries b
+        WHERE b.baseline_id = ${fromId} AND b.entity_kind = o.entity_kind AND b.entity_id = o.entity_id)`;
+}
+
 export interface NewBaseline {
   name: string;
   description?: string;
@@ -198,14 +262,6 @@ export interface BaselineDiff extends Page<EntityChange> {
   counts: { added: number; removed: number; changed: number };
 }
 
-const KIND_ORDER: RevisionKind[] = [
-  "epic",
-  "user_story",
-  "requirement",
-  "acceptance_criterion",
-  "relationship",
-];
-
 type DiffKey = { kind: RevisionKind; entity_id: number; from_rev: number | null; to_rev: number | null };
 const isDiffCursor = (k: unknown): k is number => typeof k === "number" && Number.isSafeInteger(k) && k >= 0;
 
@@ -221,18 +277,8 @@ export async function diffBaseline(
 ): Promise<BaselineDiff> {
   const from = await requireBaselineRow(ex, workspaceId, input.from);
   const to = input.to === undefined ? undefined : await requireBaselineRow(ex, workspaceId, input.to);
-  const other = to
-    ? sql`SELECT entity_kind AS kind, entity_id, revision FROM baseline_entries WHERE baseline_id = ${to.id}`
-    : currentScope(workspaceId, from.epic_row_id);
   const keys = await ex.all<DiffKey>(
-    sql`WITH other AS MATERIALIZED (${other})
-        SELECT b.entity_kind AS kind, b.entity_id AS entity_id, b.revision AS from_rev, o.revision AS to_rev
-          FROM baseline_entries b LEFT JOIN other o ON o.kind = b.entity_kind AND o.entity_id = b.entity_id
-          WHERE b.baseline_id = ${from.id} AND (o.revision IS NULL OR o.revision <> b.revision)
-        UNION ALL
-        SELECT o.kind, o.entity_id, NULL, o.revision FROM other o
-          WHERE NOT EXISTS (SELECT 1 FROM baseline_entries b
-            WHERE b.baseline_id = ${from.id} AND b.entity_kind = o.kind AND b.entity_id = o.entity_id)`,
+    to ? diffWithBaseline(from.id, to.id) : diffWithNow(from.id, workspaceId, from.epic_row_id),
   );
   keys.sort(
     (a, b) =>

@@ -247,37 +247,26 @@ export async function latestRevisionOf(
   return toRevision(rows[0]);
 }
 
-/** The snapshot of one entity revision by row id (baselines reference revisions this way). */
+/** The snapshots of entity revisions by row id and number (baselines reference revisions this way). */
 export async function snapshotsOf(
   ex: Executor,
   workspaceId: number,
   keys: { kind: RevisionKind; entityId: number; revision: number }[],
 ): Promise<Map<string, Revision>> {
   const out = new Map<string, Revision>();
-  // Batches of 100 keep each statement's parameter count small.
-  for (let i = 0; i < keys.length; i += 100) {
-    const batch = keys.slice(i, i + 100);
-    const rows = await ex
-      .select({ ...columns, entity_id: revisions.entityId })
-      .from(revisions)
-      .leftJoin(users, eq(users.id, revisions.userId))
+  // One point lookup each on the unique (workspace, kind, entity, revision) index: a page is at most 100.
+  for (const k of keys) {
+    const rows = await select(ex)
       .where(
         and(
           eq(revisions.workspaceId, workspaceId),
-          or(
-            ...batch.map((k) =>
-              and(
-                eq(revisions.entityKind, k.kind),
-                eq(revisions.entityId, k.entityId),
-                eq(revisions.revision, k.revision),
-              ),
-            ),
-          ),
+          eq(revisions.entityKind, k.kind),
+          eq(revisions.entityId, k.entityId),
+          eq(revisions.revision, k.revision),
         ),
-      );
-    for (const { entity_id, ...row } of rows) {
-      out.set(revisionKey(row.entity_kind, entity_id, row.revision), toRevision(row));
-    }
+      )
+      .limit(1);
+    if (rows[0]) out.set(revisionKey(k.kind, k.entityId, k.revision), toRevision(rows[0]));
   }
   return out;
 }

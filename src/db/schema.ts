@@ -397,7 +397,8 @@ export const REVISION_OPS = ["create", "update", "move", "delete"] as const;
 export const revisions = sqliteTable(
   "revisions",
   {
-    id: integer("id").primaryKey({ autoIncrement: true }),
+    // No AUTOINCREMENT (one write less per revision): rows are never deleted, so rowids only grow.
+    id: integer("id").primaryKey(),
     workspaceId: integer("workspace_id")
       .notNull()
       .references(() => workspaces.id, { onDelete: "cascade" }),
@@ -425,8 +426,9 @@ export const revisions = sqliteTable(
   (t) => [
     uniqueIndex("revisions_entity_revision").on(t.workspaceId, t.entityKind, t.entityId, t.revision),
     index("revisions_reference").on(t.workspaceId, t.referenceId),
-    index("revisions_source_ref").on(t.workspaceId, t.sourceRef),
-    index("revisions_target_ref").on(t.workspaceId, t.targetRef),
+    // Partial: only relationship revisions have ends, so other writes do not pay for these two indexes.
+    index("revisions_source_ref").on(t.workspaceId, t.sourceRef).where(sql`${t.sourceRef} IS NOT NULL`),
+    index("revisions_target_ref").on(t.workspaceId, t.targetRef).where(sql`${t.targetRef} IS NOT NULL`),
   ],
 );
 

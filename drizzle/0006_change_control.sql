@@ -15,11 +15,13 @@ CREATE TABLE `approvals` (
 --> statement-breakpoint
 CREATE INDEX `approvals_entity` ON `approvals` (`workspace_id`,`entity_kind`,`entity_id`,`revision`);--> statement-breakpoint
 CREATE TABLE `baseline_entries` (
+	`workspace_id` integer NOT NULL,
 	`baseline_id` integer NOT NULL,
 	`entity_kind` text NOT NULL,
 	`entity_id` integer NOT NULL,
 	`revision` integer NOT NULL,
 	PRIMARY KEY(`baseline_id`, `entity_kind`, `entity_id`),
+	FOREIGN KEY (`workspace_id`) REFERENCES `workspaces`(`id`) ON UPDATE no action ON DELETE cascade,
 	FOREIGN KEY (`baseline_id`) REFERENCES `baselines`(`id`) ON UPDATE no action ON DELETE cascade
 );
 --> statement-breakpoint

@@ -122,7 +122,8 @@ function diffWithNow(baselineId: number, workspaceId: number, epicRowId: number 
     const scope = inScope(kind, workspaceId, epicRowId);
     return sql`SELECT b.entity_kind AS kind, b.entity_id AS entity_id, b.revision AS from_rev, c.revision AS to_rev
         FROM baseline_entries b LEFT JOIN ${table} c ON c.id = b.entity_id AND ${scope}
-        WHERE b.baseline_id = ${baselineId} AND b.entity_kind = ${kind} AND (c.revision IS NULL OR c.revision <> b.revision)
+        WHERE b.baseline_id = ${baselineId} AND b.entity_kind = ${kind} AND +b.workspace_id = ${workspaceId}
+          AND (c.revision IS NULL OR c.revision <> b.revision)
       UNION ALL
       SELECT ${kind}, c.id, NULL, c.revision FROM ${table} c
         WHERE ${scope} AND NOT EXISTS (SELECT 1 FROM baseline_entries b
@@ -132,14 +133,15 @@ function diffWithNow(baselineId: number, workspaceId: number, epicRowId: number 
 }
 
 /** The differences between two baselines, through the entries' primary key both ways. */
-function diffWithBaseline(fromId: number, toId: number): SQL {
+function diffWithBaseline(workspaceId: number, fromId: number, toId: number): SQL {
   return sql`SELECT b.entity_kind AS kind, b.entity_id AS entity_id, b.revision AS from_rev, o.revision AS to_rev
       FROM baseline_entries b LEFT JOIN baseline_entries o
         ON o.baseline_id = ${toId} AND o.entity_kind = b.entity_kind AND o.entity_id = b.entity_id
-      WHERE b.baseline_id = ${fromId} AND (o.revision IS NULL OR o.revision <> b.revision)
+      WHERE b.baseline_id = ${fromId} AND +b.workspace_id = ${workspaceId}
+        AND (o.revision IS NULL OR o.revision <> b.revision)
     UNION ALL
     SELECT o.entity_kind, o.entity_id, NULL, o.revision FROM baseline_entries o
-      WHERE o.baseline_id = ${toId} AND NOT EXISTS (SELECT 1 FROM baseline_entries b
+      WHERE o.baseline_id = ${toId} AND +o.workspace_id = ${workspaceId} AND NOT EXISTS (SELECT 1 FROM baseline_entries b
         WHERE b.baseline_id = ${fromId} AND b.entity_kind = o.entity_kind AND b.entity_id = o.entity_id)`;
 }
 
@@ -180,8 +182,8 @@ export async function createBaseline(
   if (!created) throw new Error("baseline insert returned no row");
   // One INSERT … SELECT: 100,000 entries stay well under the 2 s budget (bench/change-control.ts).
   await tx.run(
-    sql`INSERT INTO baseline_entries (baseline_id, entity_kind, entity_id, revision)
-        SELECT ${created.id}, kind, entity_id, revision FROM (${currentScope(workspaceId, epic?.id ?? null)})`,
+    sql`INSERT INTO baseline_entries (workspace_id, baseline_id, entity_kind, entity_id, revision)
+        SELECT ${workspaceId}, ${created.id}, kind, entity_id, revision FROM (${currentScope(workspaceId, epic?.id ?? null)})`,
   );
   await tx.run(
     sql`UPDATE baselines SET entry_count = (SELECT count(*) FROM baseline_entries WHERE baseline_id = ${created.id}) WHERE id = ${created.id}`,
@@ -225,7 +227,7 @@ export async function getBaseline(
         FROM baseline_entries b
         JOIN revisions r ON r.workspace_id = ${workspaceId} AND r.entity_kind = b.entity_kind
           AND r.entity_id = b.entity_id AND r.revision = b.revision
-        WHERE b.baseline_id = ${row.id} AND b.rowid > ${after}
+        WHERE b.baseline_id = ${row.id} AND b.workspace_id = ${workspaceId} AND b.rowid > ${after}
         ORDER BY b.rowid LIMIT ${page.limit + 1}`,
   );
   const more = rows.length > page.limit;
@@ -278,7 +280,7 @@ export async function diffBaseline(
   const from = await requireBaselineRow(ex, workspaceId, input.from);
   const to = input.to === undefined ? undefined : await requireBaselineRow(ex, workspaceId, input.to);
   const keys = await ex.all<DiffKey>(
-    to ? diffWithBaseline(from.id, to.id) : diffWithNow(from.id, workspaceId, from.epic_row_id),
+    to ? diffWithBaseline(workspaceId, from.id, to.id) : diffWithNow(from.id, workspaceId, from.epic_row_id),
   );
   keys.sort(
     (a, b) =>

@@ -456,6 +456,9 @@ export const baselines = sqliteTable(
 export const baselineEntries = sqliteTable(
   "baseline_entries",
   {
+    workspaceId: integer("workspace_id")
+      .notNull()
+      .references(() => workspaces.id, { onDelete: "cascade" }),
     baselineId: integer("baseline_id")
       .notNull()
       .references(() => baselines.id, { onDelete: "cascade" }),

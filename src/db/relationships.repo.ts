@@ -2,7 +2,7 @@
  * Relationships between requirements (source → target, typed by a relationship type's name). Both ends
  * belong to the same workspace: a requirement of another workspace is simply not found.
  */
-import { and, asc, eq, type SQL, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, or, type SQL, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/sqlite-core";
 import type { Relationship } from "../core/domain.js";
 import { DomainError } from "../core/errors.js";
@@ -212,6 +212,43 @@ export async function deleteRelationship(
     { source: existing.source_requirement_id, target: existing.target_requirement_id },
   );
   return toRelationship(existing);
+}
+
+/**
+ * For deletes that cascade to relationships (a requirement, or a story or epic above it): records the
+ * deletion of every relationship with an end among `requirementRowIds`. Call it in the delete's transaction
+ * before the DELETE statement, while the rows still exist, so each link's history ends with its delete in
+ * both ends' histories (as delete_relationship records it).
+ */
+export async function recordCascadedRelationshipDeletions(
+  tx: Tx,
+  workspaceId: number,
+  requirementRowIds: number[],
+  actor: Actor,
+): Promise<void> {
+  if (requirementRowIds.length === 0) return;
+  const rows = await select(tx)
+    .where(
+      and(
+        eq(relationships.workspaceId, workspaceId),
+        or(
+          inArray(relationships.sourceRequirementId, requirementRowIds),
+          inArray(relationships.targetRequirementId, requirementRowIds),
+        ),
+      ),
+    )
+    .orderBy(asc(relationships.id));
+  for (const row of rows) {
+    await recordDeletion(
+      tx,
+      workspaceId,
+      "relationship",
+      { ...row, reference_id: describe(row) },
+      relationshipSnapshot,
+      actor,
+      { source: row.source_requirement_id, target: row.target_requirement_id },
+    );
+  }
 }
 
 /** Relationships where the requirement is the source (outgoing) or the target (incoming). */

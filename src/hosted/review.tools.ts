@@ -4,15 +4,8 @@
  */
 import { z } from "zod";
 import { roleAtLeast } from "../core/roles.js";
-import {
-  addComment,
-  giveVerdict,
-  listComments,
-  listReviews,
-  requestReview,
-  resolveComment,
-  setApprovalsRequired,
-} from "../db/review.repo.js";
+import { addComment, listComments, resolveComment } from "../db/comments.repo.js";
+import { giveVerdict, listReviews, requestReview, setApprovalsRequired } from "../db/review.repo.js";
 import { REVIEW_STATUSES } from "../db/schema.js";
 import { actor, hostedTool, READ } from "./access.js";
 import { entityId, revisionNumber } from "./change-control.schemas.js";

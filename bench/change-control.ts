@@ -199,7 +199,7 @@ writeFileSync(
   `# Change control costs
 
 Run ${stamp} on Node ${process.version} (1-minute load average ${load}), embedded libSQL file, tool handlers called as a
-face calls them (argument parsing included). (a) alternates blocks of 50 updates with history on and off
+face calls them (argument parsing included). (a) alternates blocks of 25 updates with history on and off
 (off only in this process, through setHistoryRecording), ${WRITES} writes each; the ratio compares
 the median block.
 

@@ -27,6 +27,8 @@ export interface Epic {
   priority: number;
   creator_username: string | null;
   assignee_username: string | null;
+  /** 1 on create, +1 on every change: what history, baselines and approvals refer to. */
+  revision: number;
   created_at: string;
   updated_at: string;
 }
@@ -41,6 +43,8 @@ export interface UserStory {
   priority: number;
   creator_username: string | null;
   assignee_username: string | null;
+  /** 1 on create, +1 on every change: what history, baselines and approvals refer to. */
+  revision: number;
   created_at: string;
   updated_at: string;
 }
@@ -57,6 +61,8 @@ export interface Requirement {
   type_name: string;
   creator_username: string | null;
   assignee_username: string | null;
+  /** 1 on create, +1 on every change: what history, baselines and approvals refer to. */
+  revision: number;
   created_at: string;
   updated_at: string;
 }
@@ -67,6 +73,8 @@ export interface AcceptanceCriterion {
   title: string;
   description: string;
   creator_username: string | null;
+  /** 1 on create, +1 on every change: what history, baselines and approvals refer to. */
+  revision: number;
   created_at: string;
   updated_at: string;
 }
@@ -77,6 +85,13 @@ export interface Relationship {
   relationship_type: string;
   creator_username: string | null;
   created_at: string;
+  /** 1 on create, +1 on every confirmation. */
+  revision: number;
+  /** The revisions of the source and target when the link was created or last confirmed. */
+  source_revision: number;
+  target_revision: number;
+  /** An end changed since: the link may no longer hold (confirm_relationship clears it). */
+  suspect: boolean;
 }
 
 export interface NamedType {

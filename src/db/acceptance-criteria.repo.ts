@@ -6,7 +6,16 @@ import type { AcceptanceCriterion } from "../core/domain.js";
 import { DomainError } from "../core/errors.js";
 import { nextReference } from "./counters.repo.js";
 import type { Executor, Tx } from "./database.js";
-import { type Actor, checkExpected, creators, inWorkspace, iso, nextRevision } from "./entity-support.js";
+import {
+  type Actor,
+  checkExpected,
+  creators,
+  inWorkspace,
+  iso,
+  nextRevision,
+  requiredRow,
+} from "./entity-support.js";
+import { recordWrite } from "./revisions.repo.js";
 import { acceptanceCriteria, userStories } from "./schema.js";
 import { requireUserStoryRow } from "./user-stories.repo.js";
 
@@ -17,6 +26,7 @@ const columns = {
   title: acceptanceCriteria.title,
   description: acceptanceCriteria.description,
   creator_username: creators.username,
+  revision: acceptanceCriteria.revision,
   created_at: acceptanceCriteria.createdAt,
   updated_at: acceptanceCriteria.updatedAt,
 };
@@ -31,7 +41,7 @@ function select(ex: Executor) {
     .leftJoin(creators, eq(creators.id, acceptanceCriteria.creatorId));
 }
 
-function toCriterion({ id: _id, ...criterion }: Row): AcceptanceCriterion {
+export function toCriterion({ id: _id, ...criterion }: Row): AcceptanceCriterion {
   return criterion;
 }
 
@@ -51,18 +61,28 @@ export function titleFromDescription(description: string): string {
   return `${(space > 40 ? cut.slice(0, space) : cut).trimEnd()}…`;
 }
 
-export async function getAcceptanceCriterion(
+export async function findCriterionRow(
   ex: Executor,
   workspaceId: number,
   referenceId: string,
-): Promise<AcceptanceCriterion> {
+): Promise<Row | undefined> {
   const rows = await select(ex)
     .where(
       and(eq(acceptanceCriteria.workspaceId, workspaceId), eq(acceptanceCriteria.referenceId, referenceId)),
     )
     .limit(1);
-  if (!rows[0]) throw criterionNotFound(referenceId);
-  return toCriterion(rows[0]);
+  return rows[0];
+}
+
+/** The stored row for a normalized reference id; not_found otherwise. */
+export const requireCriterionRow = requiredRow(findCriterionRow, criterionNotFound);
+
+export async function getAcceptanceCriterion(
+  ex: Executor,
+  workspaceId: number,
+  referenceId: string,
+): Promise<AcceptanceCriterion> {
+  return toCriterion(await requireCriterionRow(ex, workspaceId, referenceId));
 }
 
 export interface NewAcceptanceCriterion {
@@ -90,7 +110,8 @@ export async function createAcceptanceCriterion(
     createdAt: stamp,
     updatedAt: stamp,
   });
-  return getAcceptanceCriterion(tx, workspaceId, referenceId);
+  const written = await requireCriterionRow(tx, workspaceId, referenceId);
+  return recordWrite(tx, workspaceId, "acceptance_criterion", "create", written, toCriterion, actor);
 }
 
 export interface AcceptanceCriterionPatch {
@@ -121,7 +142,8 @@ export async function updateAcceptanceCriterion(
     .where(
       and(eq(acceptanceCriteria.workspaceId, workspaceId), eq(acceptanceCriteria.referenceId, referenceId)),
     );
-  return getAcceptanceCriterion(tx, workspaceId, referenceId);
+  const written = await requireCriterionRow(tx, workspaceId, referenceId);
+  return recordWrite(tx, workspaceId, "acceptance_criterion", "update", written, toCriterion, actor);
 }
 
 /** Up to `limit` criteria of one story with a row id above `afterId`, in creation order (the id is the key). */

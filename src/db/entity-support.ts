@@ -29,6 +29,20 @@ export function inWorkspace(column: SQLiteColumn, workspaceId: number, narrowedB
 export interface Actor {
   userId: number;
   now: Date;
+  /** Where the write came from and why: stored with the revision it appends (revisions.repo.ts). */
+  change?: ChangeProvenance;
+}
+
+/** The provenance a revision records besides its author and time. */
+export interface ChangeProvenance {
+  tokenId?: number;
+  requestId?: string;
+  /** The tool's name (or the API operation) that made the change. */
+  tool?: string;
+  /** Why: the caller's `change_note`. */
+  changeNote?: string;
+  /** Where the change came from: a URL, a meeting, a ticket id (the caller's `source`). */
+  source?: string;
 }
 
 export function iso(date: Date): string {

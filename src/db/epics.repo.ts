@@ -21,6 +21,7 @@ import {
   requiredRow,
   workItemChanges,
 } from "./entity-support.js";
+import { recordWrite } from "./revisions.repo.js";
 import { epics } from "./schema.js";
 
 const columns = {
@@ -32,6 +33,7 @@ const columns = {
   priority: epics.priority,
   creator_username: creators.username,
   assignee_username: assignees.username,
+  revision: epics.revision,
   created_at: epics.createdAt,
   updated_at: epics.updatedAt,
 };
@@ -101,7 +103,8 @@ export async function createEpic(tx: Tx, workspaceId: number, input: NewEpic, ac
   await refuseDuplicateEpicTitle(tx, workspaceId, input.title);
   const item = await newWorkItem(tx, workspaceId, "EP", input, actor);
   await tx.insert(epics).values({ ...item, ...(input.priority ? { priority: input.priority } : {}) });
-  return getEpic(tx, workspaceId, item.referenceId);
+  const written = await requireEpicRow(tx, workspaceId, item.referenceId);
+  return recordWrite(tx, workspaceId, "epic", "create", written, toEpic, actor);
 }
 
 export interface EpicPatch extends EntityPatch {
@@ -125,7 +128,8 @@ export async function updateEpic(
       ...nextRevision(epics.revision, row.updated_at, actor.now),
     })
     .where(and(eq(epics.workspaceId, workspaceId), eq(epics.id, row.id)));
-  return getEpic(tx, workspaceId, referenceId);
+  const written = await requireEpicRow(tx, workspaceId, referenceId);
+  return recordWrite(tx, workspaceId, "epic", "update", written, toEpic, actor);
 }
 
 export interface EpicFilter {

@@ -2,7 +2,7 @@
  * Relationships between requirements (source → target, typed by a relationship type's name). Both ends
  * belong to the same workspace: a requirement of another workspace is simply not found.
  */
-import { and, asc, eq, type SQL } from "drizzle-orm";
+import { and, asc, eq, inArray, or, type SQL, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/sqlite-core";
 import type { Relationship } from "../core/domain.js";
 import { DomainError } from "../core/errors.js";
@@ -10,20 +10,37 @@ import type { Executor, Tx } from "./database.js";
 import { type Actor, creators, inWorkspace, iso } from "./entity-support.js";
 import { relationshipTypeId } from "./requirement-types.repo.js";
 import { requireRequirementRow } from "./requirements.repo.js";
+import { recordDeletion, recordRevision } from "./revisions.repo.js";
 import { relationships, relationshipTypes, requirements } from "./schema.js";
 
 const sources = alias(requirements, "sources");
 const targets = alias(requirements, "targets");
+/** The aliases `isSuspect` is written against: queries using it join the ends under these. */
+export const relationshipSources = sources;
+export const relationshipTargets = targets;
+
+/** The end revisions a link was confirmed at (null only on rows from before change control: revision 1). */
+const sourceRevision = sql<number>`coalesce(${relationships.sourceRevision}, 1)`;
+const targetRevision = sql<number>`coalesce(${relationships.targetRevision}, 1)`;
+
+/** Suspect: an end has changed since the link was created or last confirmed. */
+export const isSuspect = sql`(${sources.revision} <> ${sourceRevision} OR ${targets.revision} <> ${targetRevision})`;
+
+export const relationshipColumns = {
+  source_requirement_id: sources.referenceId,
+  target_requirement_id: targets.referenceId,
+  relationship_type: relationshipTypes.name,
+  creator_username: creators.username,
+  created_at: relationships.createdAt,
+  revision: relationships.revision,
+  source_revision: sourceRevision,
+  target_revision: targetRevision,
+  suspect: sql<number>`${isSuspect}`.mapWith((v) => Boolean(Number(v))),
+};
 
 function select(ex: Executor) {
   return ex
-    .select({
-      source_requirement_id: sources.referenceId,
-      target_requirement_id: targets.referenceId,
-      relationship_type: relationshipTypes.name,
-      creator_username: creators.username,
-      created_at: relationships.createdAt,
-    })
+    .select({ id: relationships.id, ...relationshipColumns })
     .from(relationships)
     .innerJoin(sources, eq(sources.id, relationships.sourceRequirementId))
     .innerJoin(targets, eq(targets.id, relationships.targetRequirementId))
@@ -41,12 +58,14 @@ async function resolve(ex: Executor, workspaceId: number, key: RelationshipKey) 
   const source = await requireRequirementRow(ex, workspaceId, key.source_requirement_id);
   const target = await requireRequirementRow(ex, workspaceId, key.target_requirement_id);
   const typeId = await relationshipTypeId(ex, workspaceId, key.relationship_type);
-  return { sourceId: source.id, targetId: target.id, typeId };
+  return { sourceId: source.id, targetId: target.id, typeId, source, target };
 }
 
-function describe(key: RelationshipKey): string {
+/** A relationship's reference id in history: `REQ-001 depends_on REQ-002`. */
+export function describeRelationship(key: RelationshipKey): string {
   return `${key.source_requirement_id} ${key.relationship_type} ${key.target_requirement_id}`;
 }
+const describe = describeRelationship;
 
 interface RelationshipIds {
   sourceId: number;
@@ -67,6 +86,52 @@ function byIds(workspaceId: number, ids: RelationshipIds): SQL | undefined {
 async function findOne(ex: Executor, workspaceId: number, ids: RelationshipIds) {
   const rows = await select(ex).where(byIds(workspaceId, ids)).limit(1);
   return rows[0];
+}
+
+type Row = Relationship & { id: number };
+
+export function toRelationship({ id: _id, ...relationship }: Row): Relationship {
+  return relationship;
+}
+
+/** What history keeps of a relationship: its stored fields (suspect is derived, so it is left out). */
+function relationshipSnapshot({ id: _id, suspect: _suspect, ...stored }: Row) {
+  return stored;
+}
+
+function recordRelationship(
+  tx: Tx,
+  workspaceId: number,
+  row: Row,
+  op: "create" | "update",
+  actor: Actor,
+): Promise<void> {
+  return recordRevision(
+    tx,
+    workspaceId,
+    {
+      kind: "relationship",
+      entityId: row.id,
+      referenceId: describe(row),
+      revision: row.revision,
+      op,
+      snapshot: relationshipSnapshot(row),
+      ends: { source: row.source_requirement_id, target: row.target_requirement_id },
+    },
+    actor,
+  );
+}
+
+async function requireOne(tx: Tx, workspaceId: number, key: RelationshipKey) {
+  const ids = await resolve(tx, workspaceId, key);
+  const existing = await findOne(tx, workspaceId, ids);
+  if (!existing) {
+    throw DomainError.notFound(
+      `No relationship ${describe(key)} exists. Call get_requirement or read requirement://${key.source_requirement_id}/relationships to see its relationships.`,
+      describe(key),
+    );
+  }
+  return { ids, existing };
 }
 
 export async function createRelationship(
@@ -94,10 +159,38 @@ export async function createRelationship(
     typeId: ids.typeId,
     creatorId: actor.userId,
     createdAt: iso(actor.now),
+    sourceRevision: ids.source.revision,
+    targetRevision: ids.target.revision,
   });
   const created = await findOne(tx, workspaceId, ids);
   if (!created) throw new Error("relationship vanished after insert");
-  return created;
+  await recordRelationship(tx, workspaceId, created, "create", actor);
+  return toRelationship(created);
+}
+
+/**
+ * Confirms that a link still holds after one of its ends changed: remembers both ends' current revisions
+ * (clearing the suspicion) and records the confirmation as a new revision of the relationship.
+ */
+export async function confirmRelationship(
+  tx: Tx,
+  workspaceId: number,
+  key: RelationshipKey,
+  actor: Actor,
+): Promise<Relationship> {
+  const { ids, existing } = await requireOne(tx, workspaceId, key);
+  await tx
+    .update(relationships)
+    .set({
+      sourceRevision: ids.source.revision,
+      targetRevision: ids.target.revision,
+      revision: sql`${relationships.revision} + 1`,
+    })
+    .where(byIds(workspaceId, ids));
+  const confirmed = await findOne(tx, workspaceId, ids);
+  if (!confirmed) throw new Error(`relationship ${describe(existing)} vanished after confirm`);
+  await recordRelationship(tx, workspaceId, confirmed, "update", actor);
+  return toRelationship(confirmed);
 }
 
 /** Deletes one relationship and returns it; not_found when there is no such relationship. */
@@ -105,17 +198,57 @@ export async function deleteRelationship(
   tx: Tx,
   workspaceId: number,
   key: RelationshipKey,
+  actor: Actor,
 ): Promise<Relationship> {
-  const ids = await resolve(tx, workspaceId, key);
-  const existing = await findOne(tx, workspaceId, ids);
-  if (!existing) {
-    throw DomainError.notFound(
-      `No relationship ${describe(key)} exists. Call get_requirement or read requirement://${key.source_requirement_id}/relationships to see its relationships.`,
-      describe(key),
+  const { ids, existing } = await requireOne(tx, workspaceId, key);
+  await tx.delete(relationships).where(byIds(workspaceId, ids));
+  await recordDeletion(
+    tx,
+    workspaceId,
+    "relationship",
+    { ...existing, reference_id: describe(existing) },
+    relationshipSnapshot,
+    actor,
+    { source: existing.source_requirement_id, target: existing.target_requirement_id },
+  );
+  return toRelationship(existing);
+}
+
+/**
+ * For deletes that cascade to relationships (a requirement, or a story or epic above it): records the
+ * deletion of every relationship with an end among `requirementRowIds`. Call it in the delete's transaction
+ * before the DELETE statement, while the rows still exist, so each link's history ends with its delete in
+ * both ends' histories (as delete_relationship records it).
+ */
+export async function recordCascadedRelationshipDeletions(
+  tx: Tx,
+  workspaceId: number,
+  requirementRowIds: number[],
+  actor: Actor,
+): Promise<void> {
+  if (requirementRowIds.length === 0) return;
+  const rows = await select(tx)
+    .where(
+      and(
+        eq(relationships.workspaceId, workspaceId),
+        or(
+          inArray(relationships.sourceRequirementId, requirementRowIds),
+          inArray(relationships.targetRequirementId, requirementRowIds),
+        ),
+      ),
+    )
+    .orderBy(asc(relationships.id));
+  for (const row of rows) {
+    await recordDeletion(
+      tx,
+      workspaceId,
+      "relationship",
+      { ...row, reference_id: describe(row) },
+      relationshipSnapshot,
+      actor,
+      { source: row.source_requirement_id, target: row.target_requirement_id },
     );
   }
-  await tx.delete(relationships).where(byIds(workspaceId, ids));
-  return existing;
 }
 
 /** Relationships where the requirement is the source (outgoing) or the target (incoming). */
@@ -137,5 +270,5 @@ export async function relationshipsOfRequirement(
       ),
     )
     .orderBy(asc(relationships.id));
-  return { outgoing, incoming };
+  return { outgoing: outgoing.map(toRelationship), incoming: incoming.map(toRelationship) };
 }

@@ -23,6 +23,8 @@ import {
   workItemChanges,
 } from "./entity-support.js";
 import { requirementTypeId } from "./requirement-types.repo.js";
+import { checkActivation } from "./review.repo.js";
+import { recordWrite } from "./revisions.repo.js";
 import { requirements, requirementTypes, userStories } from "./schema.js";
 import { requireUserStoryRow } from "./user-stories.repo.js";
 
@@ -38,6 +40,7 @@ const columns = {
   type_name: requirementTypes.name,
   creator_username: creators.username,
   assignee_username: assignees.username,
+  revision: requirements.revision,
   created_at: requirements.createdAt,
   updated_at: requirements.updatedAt,
 };
@@ -124,11 +127,13 @@ export async function createRequirement(
   actor: Actor,
 ): Promise<Requirement> {
   const story = await requireUserStoryRow(tx, workspaceId, input.user_story_id);
+  if (input.status === "Active") await checkActivation(tx, workspaceId, undefined, []);
   const typeId = await requirementTypeId(tx, workspaceId, input.type);
   await refuseDuplicateRequirementTitle(tx, workspaceId, story.id, input.title);
   const item = await newWorkItem(tx, workspaceId, "REQ", input, actor);
   await tx.insert(requirements).values({ ...item, userStoryId: story.id, priority: input.priority, typeId });
-  return getRequirement(tx, workspaceId, item.referenceId);
+  const written = await requireRequirementRow(tx, workspaceId, item.referenceId);
+  return recordWrite(tx, workspaceId, "requirement", "create", written, toRequirement, actor);
 }
 
 export interface RequirementPatch extends EntityPatch {
@@ -147,6 +152,12 @@ export async function updateRequirement(
 ): Promise<Requirement> {
   const row = await requireRequirementRow(tx, workspaceId, referenceId);
   checkExpected(referenceId, row.updated_at, patch.expected_updated_at);
+  if (patch.status === "Active" && row.status !== "Active") {
+    const others = Object.entries(patch)
+      .filter(([k, v]) => v !== undefined && k !== "status" && k !== "expected_updated_at")
+      .map(([k]) => k);
+    await checkActivation(tx, workspaceId, row, others);
+  }
   const storyRowId =
     patch.user_story_id === undefined
       ? row.story_row_id
@@ -164,7 +175,9 @@ export async function updateRequirement(
       ...nextRevision(requirements.revision, row.updated_at, actor.now),
     })
     .where(and(eq(requirements.workspaceId, workspaceId), eq(requirements.id, row.id)));
-  return getRequirement(tx, workspaceId, referenceId);
+  const written = await requireRequirementRow(tx, workspaceId, referenceId);
+  const op = storyRowId !== row.story_row_id ? "move" : "update";
+  return recordWrite(tx, workspaceId, "requirement", op, written, toRequirement, actor);
 }
 
 export interface RequirementFilter {

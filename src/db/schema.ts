@@ -275,6 +275,15 @@ export const relationships = sqliteTable(
       .references(() => relationshipTypes.id),
     creatorId: integer("creator_id").references(() => users.id),
     createdAt: createdAt(),
+    /** Bumped by confirm_relationship; numbers the relationship's own revisions (history). */
+    revision: integer("revision").notNull().default(1),
+    /**
+     * The revisions of both ends when the link was created or last confirmed: when an end's revision has
+     * moved on since, the link is suspect (it may no longer hold). Null: created before change control,
+     * treated as confirmed at revision 1.
+     */
+    sourceRevision: integer("source_revision"),
+    targetRevision: integer("target_revision"),
   },
   (t) => [
     uniqueIndex("relationships_unique").on(
@@ -456,4 +465,174 @@ export const auditEvents = sqliteTable(
     createdAt: createdAt(),
   },
   (t) => [index("audit_events_workspace_time").on(t.workspaceId, t.createdAt)],
+);
+
+// ---------------------------------------------------------------------------------------------------------
+// Change control: history, baselines, review
+// ---------------------------------------------------------------------------------------------------------
+
+export const ENTITY_KINDS = [
+  "epic",
+  "user_story",
+  "requirement",
+  "acceptance_criterion",
+  "relationship",
+] as const;
+export const REVISION_OPS = ["create", "update", "move", "delete"] as const;
+
+/**
+ * One immutable row per write of an entity, appended in the write's transaction. `entity_id` is the row id
+ * of the entity and is kept after it is deleted (no foreign key), so a deleted entity's history stays
+ * readable by its reference id. A relationship's rows carry both ends' reference ids so they appear in
+ * both requirements' histories.
+ */
+export const revisions = sqliteTable(
+  "revisions",
+  {
+    // No AUTOINCREMENT (one write less per revision): rows are never deleted, so rowids only grow.
+    id: integer("id").primaryKey(),
+    workspaceId: integer("workspace_id")
+      .notNull()
+      .references(() => workspaces.id, { onDelete: "cascade" }),
+    entityKind: text("entity_kind", { enum: ENTITY_KINDS }).notNull(),
+    entityId: integer("entity_id").notNull(),
+    /** The entity's reference id; for a relationship `REQ-001 depends_on REQ-002`. */
+    referenceId: text("reference_id").notNull(),
+    /** The entity's `revision` after this write (a delete takes the next number). */
+    revision: integer("revision").notNull(),
+    op: text("op", { enum: REVISION_OPS }).notNull(),
+    /** JSON: the entity as the tools show it, parents by reference id. */
+    snapshot: text("snapshot").notNull(),
+    /** A relationship's source and target reference ids; null for other kinds. */
+    sourceRef: text("source_ref"),
+    targetRef: text("target_ref"),
+    userId: integer("user_id").references(() => users.id, { onDelete: "set null" }),
+    tokenId: integer("token_id").references(() => tokens.id, { onDelete: "set null" }),
+    requestId: text("request_id"),
+    /** The tool (or API) that made the change. */
+    tool: text("tool"),
+    changeNote: text("change_note"),
+    source: text("source"),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex("revisions_entity_revision").on(t.workspaceId, t.entityKind, t.entityId, t.revision),
+    index("revisions_reference").on(t.workspaceId, t.referenceId),
+    // Partial: only relationship revisions have ends, so other writes do not pay for these two indexes.
+    index("revisions_source_ref").on(t.workspaceId, t.sourceRef).where(sql`${t.sourceRef} IS NOT NULL`),
+    index("revisions_target_ref").on(t.workspaceId, t.targetRef).where(sql`${t.targetRef} IS NOT NULL`),
+  ],
+);
+
+/** A named, immutable set of entity revisions (the workspace, or one epic's tree, at one moment). */
+export const baselines = sqliteTable(
+  "baselines",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    workspaceId: integer("workspace_id")
+      .notNull()
+      .references(() => workspaces.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    description: text("description").notNull().default(""),
+    /** The epic the baseline is scoped to (row id and reference id); null = the whole workspace. */
+    epicId: integer("epic_id"),
+    epicReferenceId: text("epic_reference_id"),
+    creatorId: integer("creator_id").references(() => users.id, { onDelete: "set null" }),
+    entryCount: integer("entry_count").notNull().default(0),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex("baselines_workspace_name").on(t.workspaceId, t.name)],
+);
+
+/** What a baseline froze: a reference to one revision per entity (never a copy of its text). */
+export const baselineEntries = sqliteTable(
+  "baseline_entries",
+  {
+    workspaceId: integer("workspace_id")
+      .notNull()
+      .references(() => workspaces.id, { onDelete: "cascade" }),
+    baselineId: integer("baseline_id")
+      .notNull()
+      .references(() => baselines.id, { onDelete: "cascade" }),
+    entityKind: text("entity_kind", { enum: ENTITY_KINDS }).notNull(),
+    entityId: integer("entity_id").notNull(),
+    revision: integer("revision").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.baselineId, t.entityKind, t.entityId] })],
+);
+
+/** Comments on an entity, bound to the revision they were written against. */
+export const comments = sqliteTable(
+  "comments",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    workspaceId: integer("workspace_id")
+      .notNull()
+      .references(() => workspaces.id, { onDelete: "cascade" }),
+    entityKind: text("entity_kind", { enum: ENTITY_KINDS }).notNull(),
+    entityId: integer("entity_id").notNull(),
+    referenceId: text("reference_id").notNull(),
+    revision: integer("revision").notNull(),
+    userId: integer("user_id").references(() => users.id, { onDelete: "set null" }),
+    text: text("text").notNull(),
+    resolvedAt: text("resolved_at"),
+    resolvedById: integer("resolved_by_id").references(() => users.id, { onDelete: "set null" }),
+    createdAt: createdAt(),
+  },
+  (t) => [index("comments_entity").on(t.workspaceId, t.referenceId)],
+);
+
+export const REVIEW_STATUSES = ["pending", "approved", "changes_requested"] as const;
+
+/** A reviewer asked to review an entity; its status follows the reviewer's latest verdict. */
+export const reviewRequests = sqliteTable(
+  "review_requests",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    workspaceId: integer("workspace_id")
+      .notNull()
+      .references(() => workspaces.id, { onDelete: "cascade" }),
+    entityKind: text("entity_kind", { enum: ENTITY_KINDS }).notNull(),
+    entityId: integer("entity_id").notNull(),
+    referenceId: text("reference_id").notNull(),
+    /** The revision current when the review was requested. */
+    revision: integer("revision").notNull(),
+    requestedById: integer("requested_by_id").references(() => users.id, { onDelete: "set null" }),
+    reviewerId: integer("reviewer_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    status: text("status", { enum: REVIEW_STATUSES }).notNull().default("pending"),
+    /** The revision the reviewer's verdict was given on. */
+    verdictRevision: integer("verdict_revision"),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    uniqueIndex("review_requests_entity_reviewer").on(t.workspaceId, t.referenceId, t.reviewerId),
+    index("review_requests_reviewer").on(t.workspaceId, t.reviewerId),
+  ],
+);
+
+export const VERDICTS = ["approved", "changes_requested"] as const;
+
+/** A verdict on one revision: an approval counts only while that revision is current. */
+export const approvals = sqliteTable(
+  "approvals",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    workspaceId: integer("workspace_id")
+      .notNull()
+      .references(() => workspaces.id, { onDelete: "cascade" }),
+    entityKind: text("entity_kind", { enum: ENTITY_KINDS }).notNull(),
+    entityId: integer("entity_id").notNull(),
+    referenceId: text("reference_id").notNull(),
+    revision: integer("revision").notNull(),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    verdict: text("verdict", { enum: VERDICTS }).notNull(),
+    comment: text("comment"),
+    createdAt: createdAt(),
+  },
+  (t) => [index("approvals_entity").on(t.workspaceId, t.entityKind, t.entityId, t.revision)],
 );

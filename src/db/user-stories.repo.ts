@@ -22,6 +22,7 @@ import {
   workItemChanges,
 } from "./entity-support.js";
 import { requireEpicRow } from "./epics.repo.js";
+import { recordWrite } from "./revisions.repo.js";
 import { epics, userStories } from "./schema.js";
 
 const columns = {
@@ -35,6 +36,7 @@ const columns = {
   priority: userStories.priority,
   creator_username: creators.username,
   assignee_username: assignees.username,
+  revision: userStories.revision,
   created_at: userStories.createdAt,
   updated_at: userStories.updatedAt,
 };
@@ -124,7 +126,8 @@ export async function createUserStory(
   await tx
     .insert(userStories)
     .values({ ...item, epicId: epic.id, ...(input.priority ? { priority: input.priority } : {}) });
-  return getUserStory(tx, workspaceId, item.referenceId);
+  const written = await requireUserStoryRow(tx, workspaceId, item.referenceId);
+  return recordWrite(tx, workspaceId, "user_story", "create", written, toUserStory, actor);
 }
 
 export interface UserStoryPatch extends EntityPatch {
@@ -155,7 +158,9 @@ export async function updateUserStory(
       ...nextRevision(userStories.revision, row.updated_at, actor.now),
     })
     .where(and(eq(userStories.workspaceId, workspaceId), eq(userStories.id, row.id)));
-  return getUserStory(tx, workspaceId, referenceId);
+  const written = await requireUserStoryRow(tx, workspaceId, referenceId);
+  const op = epicRowId !== row.epic_row_id ? "move" : "update";
+  return recordWrite(tx, workspaceId, "user_story", op, written, toUserStory, actor);
 }
 
 export interface UserStoryFilter {

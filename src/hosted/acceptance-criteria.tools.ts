@@ -24,6 +24,7 @@ export const createAcceptanceCriteriaTool = hostedTool({
   }),
   output: criterionOutput,
   annotations: CREATE,
+  recordsHistory: true,
   handler: (input, ctx) =>
     ctx.database.write((tx) => createAcceptanceCriterion(tx, ctx.auth.workspaceId, input, actor(ctx))),
 });
@@ -41,6 +42,7 @@ export const updateAcceptanceCriteriaTool = hostedTool({
   }),
   output: criterionOutput,
   annotations: UPDATE,
+  recordsHistory: true,
   handler: ({ acceptance_criteria_id, ...patch }, ctx) => {
     const changes = requireChanges("update_acceptance_criteria", patch); // checked before a write transaction is opened
     return ctx.database.write((tx) =>

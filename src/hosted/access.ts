@@ -8,6 +8,7 @@ import { DomainError } from "../core/errors.js";
 import { type AnyZodObject, defineTool, type ToolDef } from "../core/registry.js";
 import { type Role, roleAtLeast } from "../core/roles.js";
 import type { Actor } from "../db/entity-support.js";
+import { type ChangeFields, changeFields } from "./change-fields.js";
 import type { HostedContext } from "./context.js";
 
 export function requireRole(ctx: HostedContext, needed: Role, what: string): void {
@@ -21,19 +22,34 @@ export function requireRole(ctx: HostedContext, needed: Role, what: string): voi
 export interface HostedToolDef<I extends AnyZodObject, O> extends ToolDef<HostedContext, I, O> {
   /** Minimum role; default viewer for read-only tools, editor for the rest. */
   role?: Role;
+  /**
+   * The tool writes entities under change control: its input also takes `change_note` and `source` (one
+   * shared fragment, appended here so no write tool can forget them), which reach the revisions it records
+   * through `ctx.change`, never the handler's input.
+   */
+  recordsHistory?: boolean;
 }
 
 /** Defines a hosted tool whose handler first checks the caller's role. */
 export function hostedTool<I extends AnyZodObject, O>(
   def: HostedToolDef<I, O>,
 ): ToolDef<HostedContext, I, O> {
-  const { role, handler, ...rest } = def;
+  const { role, handler, recordsHistory, ...rest } = def;
   const needed: Role = role ?? (def.annotations.readOnlyHint ? "viewer" : "editor");
+  // The extended schema parses to I plus the two fields, which the handler below takes off again.
+  const input = (recordsHistory ? def.input.extend(changeFields()) : def.input) as I;
   return defineTool<HostedContext, I, O>({
     ...rest,
-    handler(input: z.output<I>, ctx: HostedContext) {
+    input,
+    handler(raw: z.output<I>, ctx: HostedContext) {
       requireRole(ctx, needed, `${def.name}`);
-      return handler(input, ctx);
+      const { change_note, source, ...own } = raw as z.output<I> & ChangeFields;
+      const change = {
+        tool: def.name,
+        ...(recordsHistory && change_note !== undefined ? { changeNote: change_note } : {}),
+        ...(recordsHistory && source !== undefined ? { source } : {}),
+      };
+      return handler((recordsHistory ? own : raw) as z.output<I>, { ...ctx, change });
     },
   });
 }
@@ -51,9 +67,13 @@ export function requireChanges<P extends Record<string, unknown>>(tool: string, 
   );
 }
 
-/** The writer and the time of a write, from the request. */
+/** The writer and the time of a write, from the request, with the provenance its revisions record. */
 export function actor(ctx: HostedContext): Actor {
-  return { userId: ctx.auth.userId, now: ctx.now() };
+  return {
+    userId: ctx.auth.userId,
+    now: ctx.now(),
+    change: { tokenId: ctx.auth.tokenId, requestId: ctx.requestId, ...ctx.change },
+  };
 }
 
 export const READ = {

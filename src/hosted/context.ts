@@ -14,4 +14,9 @@ export interface HostedContext extends BaseContext {
   requestId: string;
   /** The clock (injected so tests and the Worker agree on time). */
   now(): Date;
+  /**
+   * Set by `hostedTool` for the handler it wraps: the tool's name and, for tools that write history, the
+   * caller's `change_note` and `source`. Recorded with every revision the call appends.
+   */
+  change?: { tool: string; changeNote?: string; source?: string };
 }

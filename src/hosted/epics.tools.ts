@@ -24,6 +24,7 @@ export const createEpicTool = hostedTool({
   input: z.object(newWorkItemFields()),
   output: epicOutput,
   annotations: CREATE,
+  recordsHistory: true,
   handler: (input, ctx) =>
     ctx.database.write((tx) => createEpic(tx, ctx.auth.workspaceId, input, actor(ctx))),
 });
@@ -39,6 +40,7 @@ export const updateEpicTool = hostedTool({
   }),
   output: epicOutput,
   annotations: UPDATE,
+  recordsHistory: true,
   handler: ({ epic_id, ...patch }, ctx) => {
     const changes = requireChanges("update_epic", patch); // checked before a write transaction is opened
     return ctx.database.write((tx) => updateEpic(tx, ctx.auth.workspaceId, epic_id, changes, actor(ctx)));

@@ -63,8 +63,12 @@ export function requirementMarkdown(
   const links = relationships
     ? `\n## Relationships\n\n${
         [
-          ...relationships.outgoing.map((l) => `- ${l.relationship_type} → ${l.target_requirement_id}`),
-          ...relationships.incoming.map((l) => `- ${l.source_requirement_id} ${l.relationship_type} → this`),
+          ...relationships.outgoing.map(
+            (l) => `- ${l.relationship_type} → ${l.target_requirement_id}${suspectNote(l)}`,
+          ),
+          ...relationships.incoming.map(
+            (l) => `- ${l.source_requirement_id} ${l.relationship_type} → this${suspectNote(l)}`,
+          ),
         ].join("\n") || "_None._"
       }\n`
     : "";
@@ -132,4 +136,11 @@ export function epicTreeMarkdown(e: EpicTree): string {
 ${body(e.description)}
 
 ${stories || "_No user stories yet._\n"}`;
+}
+
+/** Marks a link whose ends changed since it was created or confirmed (change control: suspect links). */
+function suspectNote(l: Relationship): string {
+  return l.suspect
+    ? ` (suspect: an end changed since revision ${l.source_revision}/${l.target_revision}; check it, then confirm_relationship)`
+    : "";
 }

@@ -5,6 +5,7 @@
  */
 import type { Registry } from "../core/registry.js";
 import { acceptanceCriteriaTools } from "./acceptance-criteria.tools.js";
+import { changeControlResources, changeControlTools } from "./change-control.js";
 import type { HostedContext } from "./context.js";
 import { deleteTools } from "./deletes.tools.js";
 import { docsetResources } from "./docsets.resources.js";
@@ -15,6 +16,7 @@ import { hostedPrompts } from "./prompts.js";
 import { relationshipTools } from "./relationships.tools.js";
 import { requirementTools } from "./requirements.tools.js";
 import { hostedResources } from "./resources.js";
+import { reviewChangesPrompt } from "./review-changes.prompt.js";
 import { searchTools } from "./search.tools.js";
 import { traceTools } from "./traces.tools.js";
 import { typeTools } from "./types.tools.js";
@@ -34,11 +36,12 @@ export const hostedRegistry: Registry<HostedContext> = {
     ...acceptanceCriteriaTools,
     ...relationshipTools,
     ...deleteTools,
+    ...changeControlTools,
     ...typeTools,
     ...docsetTools,
     ...traceTools,
   ],
-  resources: [...hostedResources, ...docsetResources],
-  prompts: hostedPrompts,
+  resources: [...hostedResources, ...changeControlResources, ...docsetResources],
+  prompts: [...hostedPrompts, reviewChangesPrompt],
   instructions: HOSTED_INSTRUCTIONS,
 };

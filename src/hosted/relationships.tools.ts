@@ -4,7 +4,7 @@ import { createRelationship, deleteRelationship } from "../db/relationships.repo
 import { actor, CREATE, DELETE, hostedTool } from "./access.js";
 import { relationshipOutput, requirementId } from "./schemas.js";
 
-const relationshipKey = z.object({
+export const relationshipKey = z.object({
   source_requirement_id: requirementId(),
   target_requirement_id: requirementId(),
   relationship_type: z
@@ -25,6 +25,7 @@ export const createRelationshipTool = hostedTool({
   input: relationshipKey,
   output: relationshipOutput,
   annotations: CREATE,
+  recordsHistory: true,
   handler: (input, ctx) =>
     ctx.database.write((tx) => createRelationship(tx, ctx.auth.workspaceId, input, actor(ctx))),
 });
@@ -37,7 +38,9 @@ export const deleteRelationshipTool = hostedTool({
   input: relationshipKey,
   output: relationshipOutput,
   annotations: DELETE,
-  handler: (input, ctx) => ctx.database.write((tx) => deleteRelationship(tx, ctx.auth.workspaceId, input)),
+  recordsHistory: true,
+  handler: (input, ctx) =>
+    ctx.database.write((tx) => deleteRelationship(tx, ctx.auth.workspaceId, input, actor(ctx))),
 });
 
 export const relationshipTools = [createRelationshipTool, deleteRelationshipTool];

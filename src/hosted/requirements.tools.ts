@@ -52,6 +52,7 @@ export const createRequirementTool = hostedTool({
   }),
   output: requirementOutput,
   annotations: CREATE,
+  recordsHistory: true,
   handler: (input, ctx) =>
     ctx.database.write((tx) => createRequirement(tx, ctx.auth.workspaceId, input, actor(ctx))),
 });
@@ -74,6 +75,7 @@ export const updateRequirementTool = hostedTool({
   }),
   output: requirementOutput,
   annotations: UPDATE,
+  recordsHistory: true,
   handler: ({ requirement_id, ...patch }, ctx) => {
     const changes = requireChanges("update_requirement", patch); // checked before a write transaction is opened
     return ctx.database.write((tx) =>

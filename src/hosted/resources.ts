@@ -28,7 +28,7 @@ const MARKDOWN = "text/markdown";
 const JSON_TYPE = "application/json";
 
 /** A `scheme://ID[/suffix]` resource whose ID has `prefix`; the id is matched in any case. */
-function entityResource(
+export function entityResource(
   scheme: string,
   suffix: string,
   prefix: string,

@@ -101,6 +101,12 @@ const people = {
   creator_username: z.string().nullable(),
   assignee_username: z.string().nullable(),
 };
+const revision = {
+  revision: z
+    .number()
+    .int()
+    .describe("1 as created, +1 on every change; history, baselines and approvals name it (get_history)."),
+};
 
 /**
  * Epics, user stories and requirements answer with one shape: a child names its parent right after its own
@@ -120,6 +126,7 @@ function workItemOutput<
     priority: z.number().int(),
     ...extra,
     ...people,
+    ...revision,
     ...stamps,
   });
 }
@@ -136,6 +143,7 @@ export const criterionOutput = z.object({
   title: z.string(),
   description: z.string(),
   creator_username: z.string().nullable(),
+  ...revision,
   ...stamps,
 });
 
@@ -151,6 +159,18 @@ export const relationshipOutput = z.object({
   relationship_type: z.string(),
   creator_username: z.string().nullable(),
   created_at: z.string(),
+  revision: z.number().int().describe("1 as created, +1 on every confirm_relationship."),
+  source_revision: z
+    .number()
+    .int()
+    .describe("The source's revision when the link was created or last confirmed."),
+  target_revision: z
+    .number()
+    .int()
+    .describe("The target's revision when the link was created or last confirmed."),
+  suspect: z
+    .boolean()
+    .describe("True when an end changed since: check the link still holds, then confirm_relationship."),
 });
 
 export const namedTypeOutput = z.object({ name: z.string(), description: z.string() });

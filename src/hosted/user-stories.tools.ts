@@ -25,6 +25,7 @@ export const createUserStoryTool = hostedTool({
   input: z.object({ epic_id: epicId(), ...newWorkItemFields() }),
   output: userStoryOutput,
   annotations: CREATE,
+  recordsHistory: true,
   handler: (input, ctx) =>
     ctx.database.write((tx) => createUserStory(tx, ctx.auth.workspaceId, input, actor(ctx))),
 });
@@ -41,6 +42,7 @@ export const updateUserStoryTool = hostedTool({
   }),
   output: userStoryOutput,
   annotations: UPDATE,
+  recordsHistory: true,
   handler: ({ user_story_id, ...patch }, ctx) => {
     const changes = requireChanges("update_user_story", patch); // checked before a write transaction is opened
     return ctx.database.write((tx) =>

@@ -188,11 +188,16 @@ describe("workspace isolation", () => {
     );
     await expectNotFound(
       database.write((tx) =>
-        deleteRelationship(tx, B, {
-          source_requirement_id: "REQ-001",
-          target_requirement_id: "REQ-002",
-          relationship_type: "blocks",
-        }),
+        deleteRelationship(
+          tx,
+          B,
+          {
+            source_requirement_id: "REQ-001",
+            target_requirement_id: "REQ-002",
+            relationship_type: "blocks",
+          },
+          actor,
+        ),
       ),
       "REQ-001",
     );

@@ -165,7 +165,7 @@ describe("resources", () => {
 });
 
 describe("prompts", () => {
-  test("the five prompts are listed with their arguments", async () => {
+  test("the five prompts of the spec, then change control's review_changes, are listed with their arguments", async () => {
     const { prompts } = await client.listPrompts();
     expect(
       prompts.map((p) => [p.name, p.arguments?.map((a) => `${a.name}${a.required ? "" : "?"}`)]),
@@ -175,6 +175,7 @@ describe("prompts", () => {
       ["generate_user_story", ["epic_id", "need?"]],
       ["decompose_epic", ["epic_id"]],
       ["suggest_test_scenarios", ["requirement_id?", "user_story_id?"]],
+      ["review_changes", ["baseline"]],
     ]);
   });
 

@@ -157,6 +157,7 @@ describe("results (criteria 1.1, 1.3, 1.6, 1.8, 1.9, 3.1, 3.3, 4.1)", () => {
       type_name: "Non-Functional",
       creator_username: "alice",
       assignee_username: "bob",
+      revision: 1,
       created_at: "2026-03-02T10:00:00.000Z",
       updated_at: "2026-03-02T10:00:00.000Z",
     });

@@ -16,6 +16,10 @@ export interface Seed {
   ac: string;
   /** Name of a registered docset with one stored page (when the registry has docsets). */
   docset?: string;
+  /** Name of a baseline of the seeded entities (when the registry has baselines); lower case, no marker. */
+  baseline?: string;
+  /** comment_id of a comment on req1 (when the registry has comments). */
+  comment?: number;
   /** In every title and description; a relationship `req1 depends_on req2` exists. */
   marker: string;
 }
@@ -90,6 +94,27 @@ export async function seed(t: TestApp, token: string, marker: string): Promise<S
     ),
     "create_relationship",
   );
+  // A baseline of it all, when the registry has them. Its name echoes in answers, so it does not carry
+  // the (upper-case) marker: an intruder's "not found" naming it is not a leak.
+  const baselineName = `base-${docsetName(marker).slice(5)}`.toLowerCase();
+  const based = await rpc(
+    t,
+    "tools/call",
+    { name: "create_baseline", arguments: { name: baselineName } },
+    token,
+  );
+  const hasBaselines = based.body?.error?.code !== -32601;
+  if (hasBaselines) ok(based, "create_baseline");
+  const baseline = hasBaselines ? baselineName : undefined;
+  const commented = await rpc(
+    t,
+    "tools/call",
+    { name: "add_comment", arguments: { id: req1, text: `${marker} comment` } },
+    token,
+  );
+  const comment =
+    commented.body?.error?.code === -32601 ? undefined : (ok(commented, "add_comment").comment_id as number);
+  const extras = { ...(baseline ? { baseline } : {}), ...(comment !== undefined ? { comment } : {}) };
   // Docsets, when the registry serves them: one docset with one page that carries the marker.
   const docset = docsetName(marker);
   const registered = await rpc(
@@ -98,7 +123,7 @@ export async function seed(t: TestApp, token: string, marker: string): Promise<S
     { name: "register_docset", arguments: { name: docset, version: "1.0", description: `${marker} docs` } },
     token,
   );
-  if (registered.body?.error?.code === -32601) return { epic, story, req1, req2, ac, marker };
+  if (registered.body?.error?.code === -32601) return { epic, story, req1, req2, ac, marker, ...extras };
   ok(registered, "register_docset");
   ok(
     await rpc(
@@ -115,7 +140,7 @@ export async function seed(t: TestApp, token: string, marker: string): Promise<S
     ),
     "upload_docset_pages",
   );
-  return { epic, story, req1, req2, ac, docset, marker };
+  return { epic, story, req1, req2, ac, docset, marker, ...extras };
 }
 
 /** The value of an id-like argument, or undefined when `name` is not one. */
@@ -128,6 +153,7 @@ export function idFor(name: string, s: Seed): string | undefined {
       return s.story;
     case "requirement_id":
     case "source_requirement_id":
+    case "id":
       return s.req1;
     case "target_requirement_id":
       return s.req2;
@@ -135,12 +161,19 @@ export function idFor(name: string, s: Seed): string | undefined {
       return s.ac;
     case "docset":
       return s.docset;
+    case "baseline":
+      return s.baseline;
     default:
       return undefined;
   }
 }
 
 function valueFor(tool: string, name: string, s: Seed, unique: string): unknown {
+  if (tool.includes("baseline") && (name === "name" || name === "from")) {
+    return tool.startsWith("create_") ? `base ${unique}`.replace(/[^\p{L}\p{N} ._-]/gu, "-") : s.baseline;
+  }
+  // A verdict names a revision: req2, which no other tool of the suites changes, stays at revision 1.
+  if ((tool === "approve" || tool === "request_changes") && name === "id") return s.req2;
   const id = idFor(name, s);
   if (id !== undefined) return id;
   switch (name) {
@@ -164,6 +197,20 @@ function valueFor(tool: string, name: string, s: Seed, unique: string): unknown 
         : `Type ${unique}`.replace(/[^\p{L}\p{N} _-]/gu, "-");
     case "version":
       return "2.0";
+    case "revision":
+    case "from":
+      return 1;
+    case "text":
+      return `${unique} comment`;
+    case "comment":
+      return `${unique} please change`;
+    case "comment_id":
+      return s.comment;
+    case "reviewers":
+      // The admin every role suite has; another workspace's caller is refused on the entity first.
+      return ["ada"];
+    case "approvals_required":
+      return 0;
     case "keywords":
       return [s.marker.toLowerCase()];
     case "generalized_keywords":
@@ -237,7 +284,12 @@ export function exerciseOrder<T extends { name: string }>(tools: T[]): T[] {
 /** A template's URI with its variables filled from the seed (`epic://{epic_id}` → `epic://EP-001`). */
 export function sampleUri(template: string, s: Seed): string {
   return template.replace(/\{([^}]+)\}/g, (_m, name: string) => {
-    const id = template.startsWith("docset://") && name === "name" ? s.docset : idFor(name, s);
+    const id =
+      template.startsWith("docset://") && name === "name"
+        ? s.docset
+        : template.startsWith("baseline://")
+          ? s.baseline
+          : idFor(name, s);
     if (id === undefined)
       throw new Error(`No sample value for URI variable {${name}} in ${template}: add one in exercise.ts`);
     return id;

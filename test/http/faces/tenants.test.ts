@@ -52,8 +52,15 @@ function leaks(answer: RpcAnswer): boolean {
   return answer.text.includes(MARKER) || answer.text.includes(aType);
 }
 
+/** An argument naming one of A's entities (any of its reference ids, its baseline or its comment). */
 function namesAnEntityOfA(args: Record<string, unknown>): boolean {
-  return Object.entries(args).some(([k, v]) => idFor(k, a) !== undefined && v === idFor(k, a));
+  const names = new Set<unknown>([a.epic, a.story, a.req1, a.req2, a.ac, a.docset, a.baseline]);
+  return Object.entries(args).some(
+    ([k, v]) =>
+      (idFor(k, a) !== undefined && v === idFor(k, a)) ||
+      (typeof v === "string" && names.has(v)) ||
+      (k === "comment_id" && v === a.comment),
+  );
 }
 
 describe("tenant isolation", () => {

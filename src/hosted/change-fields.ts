@@ -1,0 +1,24 @@
+/** The two arguments every write tool under change control takes (appended by `hostedTool`). */
+import { z } from "zod";
+
+export const changeFields = () => ({
+  change_note: z
+    .string()
+    .trim()
+    .min(1, "must not be empty; omit change_note instead")
+    .max(2_000)
+    .optional()
+    .describe("Why this change is made, in a sentence; kept in the entity's history (get_history)."),
+  source: z
+    .string()
+    .trim()
+    .min(1, "must not be empty; omit source instead")
+    .max(500)
+    .optional()
+    .describe("Where the change came from: a URL, a meeting, a ticket id. Kept in the entity's history."),
+});
+
+export interface ChangeFields {
+  change_note?: string;
+  source?: string;
+}

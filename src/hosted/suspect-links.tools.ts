@@ -1,0 +1,68 @@
+/**
+ * Suspect links (change control item 3): links whose ends changed since they were created or confirmed,
+ * and the confirmation that they still hold.
+ */
+import { z } from "zod";
+import { requireEpicRow } from "../db/epics.repo.js";
+import { confirmRelationship } from "../db/relationships.repo.js";
+import { suspectCitations, suspectRelationships } from "../db/suspect-links.repo.js";
+import { actor, hostedTool, READ } from "./access.js";
+import { relationshipKey } from "./relationships.tools.js";
+import { epicId, relationshipOutput } from "./schemas.js";
+
+const suspectRelationshipOutput = z.object({
+  source_requirement_id: z.string(),
+  target_requirement_id: z.string(),
+  relationship_type: z.string(),
+  source_revision: z.number().int().describe("The source's revision when the link was created or confirmed."),
+  source_revision_now: z.number().int(),
+  target_revision: z.number().int().describe("The target's revision when the link was created or confirmed."),
+  target_revision_now: z.number().int(),
+  changed: z.array(z.enum(["source", "target"])).describe("The ends that changed since."),
+});
+
+const suspectCitationOutput = z
+  .object({
+    reference_id: z.string(),
+    pinned_revision: z.number().int(),
+    revision_now: z.number().int(),
+  })
+  .catchall(z.unknown());
+
+export const listSuspectLinksTool = hostedTool({
+  name: "list_suspect_links",
+  title: "List suspect links",
+  description:
+    "Links that may be stale: relationships whose source or target requirement changed since the link was created or last confirmed, and trace citations pinned to an older revision of what they cite. Optionally only those touching one epic. For each, see what changed with diff_revisions (from the remembered revision), then update the dependent requirement or test, or call confirm_relationship if the link still holds.",
+  input: z.object({ epic_id: epicId().optional().describe("Only links with an end in this epic.") }),
+  output: z.object({
+    relationships: z.array(suspectRelationshipOutput),
+    trace_citations: z.array(suspectCitationOutput),
+  }),
+  annotations: READ,
+  handler: ({ epic_id }, ctx) =>
+    ctx.database.read(async (db) => {
+      const ws = ctx.auth.workspaceId;
+      const epicRowId = epic_id === undefined ? undefined : (await requireEpicRow(db, ws, epic_id)).id;
+      return {
+        relationships: await suspectRelationships(db, ws, epicRowId),
+        trace_citations: await suspectCitations(db, ws, epicRowId),
+      };
+    }),
+});
+
+export const confirmRelationshipTool = hostedTool({
+  name: "confirm_relationship",
+  title: "Confirm relationship",
+  description:
+    "Confirm that a link still holds after one of its requirements changed: it remembers both ends' current revisions, so it is no longer suspect. Recorded in the history of both requirements (say why in change_note). Returns the relationship.",
+  input: relationshipKey,
+  output: relationshipOutput,
+  // Overwrites only the remembered revisions (no content); a second confirm records a second revision.
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  recordsHistory: true,
+  handler: (input, ctx) =>
+    ctx.database.write((tx) => confirmRelationship(tx, ctx.auth.workspaceId, input, actor(ctx))),
+});
+
+export const suspectLinkTools = [listSuspectLinksTool, confirmRelationshipTool];

@@ -115,7 +115,9 @@ describe("history", () => {
       change_note: "Tightened after the perf review",
       source: "meeting 2026-11-20",
     });
-    const { relationships: _r, ...current } = await ok<Entity>(viewer, "get_requirement", {
+    // Relationships have their own revisions, and trace coverage is derived from pushed scans: neither is
+    // part of a requirement's snapshot.
+    const { relationships: _r, coverage: _c, ...current } = await ok<Entity>(viewer, "get_requirement", {
       requirement_id: req.reference_id,
     });
     expect(reqHistory.items[0]?.snapshot).toEqual(current);

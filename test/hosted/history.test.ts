@@ -117,7 +117,11 @@ describe("history", () => {
     });
     // Relationships have their own revisions, and trace coverage is derived from pushed scans: neither is
     // part of a requirement's snapshot.
-    const { relationships: _r, coverage: _c, ...current } = await ok<Entity>(viewer, "get_requirement", {
+    const {
+      relationships: _r,
+      coverage: _c,
+      ...current
+    } = await ok<Entity>(viewer, "get_requirement", {
       requirement_id: req.reference_id,
     });
     expect(reqHistory.items[0]?.snapshot).toEqual(current);

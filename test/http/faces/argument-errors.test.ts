@@ -75,7 +75,8 @@ describe("unknown arguments", () => {
     expect(error.data.errors).toEqual([
       {
         field: "zzz",
-        message: "Unknown argument `zzz`. Valid arguments: `title`, `description`, `priority`, `assignee`, `change_note`, `source`.",
+        message:
+          "Unknown argument `zzz`. Valid arguments: `title`, `description`, `priority`, `assignee`, `change_note`, `source`.",
       },
     ]);
   });

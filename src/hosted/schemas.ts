@@ -14,8 +14,9 @@ import { formatReference } from "../core/references.js";
 export function referenceId(prefix: string, label: string, example: string) {
   // The spec's words first (user-story spec 1.7), then what a good value looks like (issue item 13).
   const error = `Invalid ${label} reference ID format: expected a ${label} id like ${example}`;
+  const missing = `Missing: pass a ${label} id like ${example}`;
   return z
-    .string({ error })
+    .string({ error: (issue) => (issue.input === undefined ? missing : error) })
     .trim()
     .toUpperCase()
     .regex(new RegExp(`^${prefix}-\\d+$`), { error })

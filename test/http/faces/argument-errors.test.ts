@@ -109,6 +109,14 @@ describe("formats say what a good value looks like", () => {
     );
   });
 
+  it("a missing id says it is missing, with an example, next to the did-you-mean of the misnamed one", async () => {
+    const error = await refused("get_requirement", { id: "REQ-1" });
+    expect(error.data.errors).toEqual([
+      { field: "id", message: "Unknown argument `id`; did you mean `requirement_id`?" },
+      { field: "requirement_id", message: "Missing: pass a requirement id like REQ-048" },
+    ]);
+  });
+
   it.each([7, 0, 2.5, "high"])("priority %s shows the scale", async (priority) => {
     const error = await refused("create_epic", { title: `prio ${priority}`, priority });
     expect(error.data.errors).toEqual([

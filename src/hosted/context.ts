@@ -2,9 +2,10 @@
  * What every hosted handler (tool, resource, prompt) receives. Built per request by the faces
  * (`/mcp`, `/api/v1/mcp`) from the authenticated token; handlers never see the HTTP request.
  */
+
+import type { AuthInfo } from "../core/auth-info.js";
 import type { BaseContext } from "../core/registry.js";
 import type { Database } from "../db/client.js";
-import type { AuthInfo } from "../http/context.js";
 
 export interface HostedContext extends BaseContext {
   /** The caller: user, workspace and role. Every query is scoped by `auth.workspaceId`. */

@@ -3,13 +3,14 @@
  * written, then stored with its audit row in one write transaction, so a refused or failed push leaves
  * nothing behind. Editors and admins may push; viewers may not.
  */
+
+import type { AuthInfo } from "../core/auth-info.js";
 import { DomainError } from "../core/errors.js";
 import { roleAtLeast } from "../core/roles.js";
 import { parseTraceSnapshot, snapshotContentHash } from "../core/trace-snapshot.js";
 import { recordAudit } from "../db/audit.repo.js";
 import type { Database } from "../db/database.js";
 import { type StoredSnapshot, storeTraceSnapshot } from "../db/traces.repo.js";
-import type { AuthInfo } from "../http/context.js";
 
 export interface PushContext {
   database: Database;

@@ -3,24 +3,11 @@
  * receives from an entry (Node or Workers). Entries are thin; everything runtime-specific comes in here.
  */
 import type { IpRange } from "../core/ip-ranges.js";
-import type { Role } from "../core/roles.js";
 import type { Database } from "../db/database.js";
 
-/** Who is calling: set by the auth middleware from a valid personal access token. */
-export interface AuthInfo {
-  userId: number;
-  username: string;
-  workspaceId: number;
-  workspaceSlug: string;
-  /** The member's role in the token's workspace (viewer, editor, admin). */
-  role: Role;
-  tokenId: number;
-  /**
-   * Instance-wide admin rights: the token's user has the `is_owner` flag and the token is one they could
-   * legitimately hold (http/auth.ts carriesOwnerPowers).
-   */
-  isOwner: boolean;
-}
+export type { AuthInfo } from "../core/auth-info.js";
+
+import type { AuthInfo } from "../core/auth-info.js";
 
 export type LogLevel = "debug" | "info" | "warn" | "error";
 

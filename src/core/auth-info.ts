@@ -1,0 +1,21 @@
+/**
+ * Who is calling: set by the auth middleware from a valid personal access token and handed to every face
+ * and handler. In core/ because the hosted handlers (hosted/) and the HTTP middleware (http/) both need it,
+ * and hosted/ must not import http/ (docs/ARCHITECTURE.md, Layers).
+ */
+import type { Role } from "./roles.js";
+
+export interface AuthInfo {
+  userId: number;
+  username: string;
+  workspaceId: number;
+  workspaceSlug: string;
+  /** The member's role in the token's workspace (viewer, editor, admin). */
+  role: Role;
+  tokenId: number;
+  /**
+   * Instance-wide admin rights: the token's user has the `is_owner` flag and the token is one they could
+   * legitimately hold (http/auth.ts carriesOwnerPowers).
+   */
+  isOwner: boolean;
+}

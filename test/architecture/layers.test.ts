@@ -1,0 +1,95 @@
+/**
+ * The layer rules of docs/ARCHITECTURE.md ("Layers"), checked over every source file's imports, so a change
+ * that crosses a layer fails here rather than in review.
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+import { describe, expect, it } from "vitest";
+
+const SRC = resolve(import.meta.dirname, "../../src");
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? sourceFiles(join(dir, e.name)) : e.name.endsWith(".ts") ? [join(dir, e.name)] : [],
+  );
+}
+
+/** Every module specifier a file imports or re-exports, statically or dynamically. */
+function importsOf(code: string): string[] {
+  const found = new Set<string>();
+  const patterns = [
+    /^\s*(?:import|export)\s[^;]*?\sfrom\s*["']([^"']+)["']/gms,
+    /^\s*import\s*["']([^"']+)["']/gm,
+    /\bimport\(\s*["']([^"']+)["']\s*\)/g,
+  ];
+  for (const pattern of patterns) for (const m of code.matchAll(pattern)) found.add(m[1] as string);
+  return [...found];
+}
+
+/** The layer of a file under src/: its top folder, or "entry" for src/*.ts. */
+function layerOf(file: string): string {
+  const rel = relative(SRC, file).split("/");
+  return rel.length === 1 ? "entry" : (rel[0] as string);
+}
+
+/** Which of our layers each layer may import, and which packages it must not. */
+const RULES: Record<string, { layers: string[]; forbiddenPackages?: RegExp }> = {
+  core: {
+    layers: ["core"],
+    forbiddenPackages: /^(node:|hono|drizzle-orm|@libsql|libsql|@modelcontextprotocol)/,
+  },
+  db: { layers: ["core", "db"], forbiddenPackages: /^(hono|@modelcontextprotocol)/ },
+  hosted: { layers: ["core", "db", "hosted"], forbiddenPackages: /^(hono|@modelcontextprotocol)/ },
+  protocol: { layers: ["core", "protocol"], forbiddenPackages: /^(hono|drizzle-orm|@libsql|libsql)/ },
+  http: { layers: ["core", "db", "hosted", "protocol", "http"] },
+  local: {
+    layers: ["core", "protocol", "local"],
+    forbiddenPackages: /^(hono|drizzle-orm|@libsql|libsql|@hono)/,
+  },
+  cli: { layers: ["core", "db", "cli"] },
+  entry: { layers: ["core", "db", "hosted", "protocol", "http", "entry"] },
+};
+
+describe("layer rules (docs/ARCHITECTURE.md)", () => {
+  const files = sourceFiles(SRC);
+
+  it("every folder under src/ has a rule", () => {
+    expect(files.length).toBeGreaterThan(100);
+    for (const file of files) expect(Object.keys(RULES), relative(SRC, file)).toContain(layerOf(file));
+  });
+
+  it("no file imports a layer it may not, nor a package its layer must not use", () => {
+    const broken: string[] = [];
+    for (const file of files) {
+      const layer = layerOf(file);
+      const rule = RULES[layer];
+      if (!rule) continue;
+      for (const spec of importsOf(readFileSync(file, "utf8"))) {
+        const where = `${relative(SRC, file)} imports ${spec}`;
+        if (spec.startsWith(".")) {
+          const target = resolve(dirname(file), spec);
+          // An entry may read the package's own version; nothing else reaches outside src/.
+          const packageJson = layer === "entry" && target === resolve(SRC, "../package.json");
+          if (!target.startsWith(SRC) && !packageJson) {
+            broken.push(`${where} (outside src/)`);
+            continue;
+          }
+          if (packageJson) continue;
+          const to = layerOf(target.endsWith(".js") ? target.replace(/\.js$/, ".ts") : target);
+          if (!rule.layers.includes(to)) broken.push(`${where} (${layer} → ${to})`);
+        } else if (rule.forbiddenPackages?.test(spec)) {
+          broken.push(`${where} (a package ${layer}/ must not use)`);
+        }
+      }
+    }
+    expect(broken).toEqual([]);
+  });
+
+  it("the checker sees imports in all their forms", () => {
+    expect(
+      importsOf(
+        'import { a } from "./a.js";\nimport type {\n  B,\n} from "../db/b.js";\nexport { c } from "./c.js";\nimport "./d.js";\nconst e = await import("./e.js");',
+      ).sort(),
+    ).toEqual(["../db/b.js", "./a.js", "./c.js", "./d.js", "./e.js"]);
+  });
+});

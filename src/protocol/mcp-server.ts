@@ -17,7 +17,6 @@ import {
   ListToolsRequestSchema,
   type LoggingLevel,
   LoggingLevelSchema,
-  McpError,
   ReadResourceRequestSchema,
   SetLevelRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
@@ -104,6 +103,23 @@ function baseContext(extra: Extra, threshold: LogThreshold): BaseContext {
   };
 }
 
+/**
+ * A JSON-RPC error for the SDK to send. Not the SDK's `McpError`: its constructor puts "MCP error <code>: "
+ * in front of the message, and the SDK sends `message` as it is, so every SDK-based client (which wraps the
+ * answer in an McpError of its own) showed "MCP error -32002: MCP error -32002: …". The SDK's request
+ * handler reads `code`, `message` and `data` from whatever is thrown.
+ */
+export class ProtocolError extends Error {
+  override readonly name = "ProtocolError";
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: unknown,
+  ) {
+    super(message);
+  }
+}
+
 /** The same codes as `/api/v1/mcp` (DESIGN's error table), for the requests that fail as protocol errors. */
 const MCP_CODES: Partial<Record<DomainError["code"], number>> = {
   invalid_input: ErrorCode.InvalidParams,
@@ -114,19 +130,19 @@ const MCP_CODES: Partial<Record<DomainError["code"], number>> = {
   rate_limited: -32029,
 };
 
-function toMcpError(error: DomainError): McpError {
-  return new McpError(MCP_CODES[error.code] ?? ErrorCode.InternalError, error.message, error.details);
+function toMcpError(error: DomainError): ProtocolError {
+  return new ProtocolError(MCP_CODES[error.code] ?? ErrorCode.InternalError, error.message, error.details);
 }
 
 /** Request params that do not fit the method's schema: -32602 naming each field (DESIGN's error table). */
-function invalidParams(method: string, error: z.ZodError): McpError {
+function invalidParams(method: string, error: z.ZodError): ProtocolError {
   const errors = error.issues.map((issue) => {
     // Named as /api/v1/mcp names them: `params.arguments`.
     const path = issue.path.map(String);
     return { field: path.length > 0 ? path.join(".") : "(request)", message: issue.message };
   });
   const list = errors.map((e) => `${e.field}: ${e.message}`).join("; ");
-  return new McpError(ErrorCode.InvalidParams, `Invalid params for ${method}: ${list}`, { errors });
+  return new ProtocolError(ErrorCode.InvalidParams, `Invalid params for ${method}: ${list}`, { errors });
 }
 
 type AnyRequestSchema = Parameters<Server["setRequestHandler"]>[0];
@@ -270,10 +286,10 @@ export function createMcpServer<Ctx extends BaseContext>(config: McpServerConfig
         );
         if (outcome.ok) return outcome.value;
         if (isDomainError(outcome.error)) throw toMcpError(outcome.error);
-        throw new McpError(ErrorCode.InternalError, internal(outcome.error, `resources/read ${uri}`));
+        throw new ProtocolError(ErrorCode.InternalError, internal(outcome.error, `resources/read ${uri}`));
       }
       observeUnknown(config.observe, "resources/read", uri, "not_found");
-      throw new McpError(-32002, `Resource not found: ${uri}`, { uri });
+      throw new ProtocolError(-32002, `Resource not found: ${uri}`, { uri });
     });
   }
 
@@ -290,7 +306,7 @@ export function createMcpServer<Ctx extends BaseContext>(config: McpServerConfig
       const prompt = compiled.prompts.get(request.params.name);
       if (!prompt) {
         observeUnknown(config.observe, "prompts/get", request.params.name, "unknown_prompt");
-        throw new McpError(ErrorCode.InvalidParams, `Unknown prompt "${request.params.name}"`, {
+        throw new ProtocolError(ErrorCode.InvalidParams, `Unknown prompt "${request.params.name}"`, {
           name: request.params.name,
         });
       }
@@ -309,7 +325,7 @@ export function createMcpServer<Ctx extends BaseContext>(config: McpServerConfig
       if (outcome.ok) return outcome.value;
       const { error } = outcome;
       if (isDomainError(error)) throw toMcpError(error);
-      throw new McpError(ErrorCode.InternalError, internal(error, `prompts/get ${prompt.name}`));
+      throw new ProtocolError(ErrorCode.InternalError, internal(error, `prompts/get ${prompt.name}`));
     });
   }
 
@@ -320,14 +336,16 @@ export function createMcpServer<Ctx extends BaseContext>(config: McpServerConfig
       if (ref.type === "ref/prompt") {
         const prompt = compiled.prompts.get(ref.name);
         if (!prompt) {
-          throw new McpError(ErrorCode.InvalidParams, `Unknown prompt "${ref.name}"`, { name: ref.name });
+          throw new ProtocolError(ErrorCode.InvalidParams, `Unknown prompt "${ref.name}"`, {
+            name: ref.name,
+          });
         }
         return await complete(() => prompt.complete?.(argument.name, argument.value, context(extra), known));
       }
       const resource = compiled.resources.find((r) => r.uriTemplate === ref.uri);
       if (!resource) {
         const templates = compiled.resources.map((r) => r.uriTemplate).join(", ");
-        throw new McpError(
+        throw new ProtocolError(
           ErrorCode.InvalidParams,
           `Unknown resource template "${ref.uri}". Known templates: ${templates}`,
           { uri: ref.uri },
@@ -343,7 +361,7 @@ export function createMcpServer<Ctx extends BaseContext>(config: McpServerConfig
       return completionResult((await fn()) ?? []);
     } catch (error) {
       if (isDomainError(error)) throw toMcpError(error);
-      throw new McpError(ErrorCode.InternalError, internal(error, "completion/complete"));
+      throw new ProtocolError(ErrorCode.InternalError, internal(error, "completion/complete"));
     }
   }
 

@@ -108,6 +108,23 @@ describe("SDK Client over Streamable HTTP", () => {
     }
   });
 
+  it("sends protocol errors whose message a client shows with the code once", async () => {
+    const client = await connect(server.ownerToken);
+    const missing = await client.readResource({ uri: "epic://EP-999" }).then(
+      () => undefined,
+      (error: unknown) => error as { code: number; message: string },
+    );
+    expect(missing?.code).toBe(-32002);
+    expect(missing?.message).toMatch(/^MCP error -32002: Epic not found/);
+    expect(missing?.message.match(/MCP error/g)).toHaveLength(1);
+    const prompt = await client.getPrompt({ name: "no_such_prompt", arguments: {} }).then(
+      () => undefined,
+      (error: unknown) => error as { code: number; message: string },
+    );
+    expect(prompt?.code).toBe(-32602);
+    expect(prompt?.message.match(/MCP error/g)).toHaveLength(1);
+  });
+
   it("refuses a client without a valid token (401)", async () => {
     await expect(connect(`rqx_${"Z".repeat(43)}`)).rejects.toThrow(/401|Unauthorized/);
   });

@@ -13,18 +13,86 @@ function git(root: string, args: string[]): Promise<string> {
   });
 }
 
+export interface GitListing {
+  /**
+   * Tracked files (regular files only: no symbolic link, no submodule) plus untracked ones git does not
+   * ignore, relative to `root`, `/`-separated, in index order then untracked.
+   */
+  paths: string[];
+  /**
+   * The index's blob id of each tracked file whose working copy git reports unchanged: its content is that
+   * blob, so a rescan need not stat it. Files changed in the working copy, untracked or in conflict have none.
+   */
+  blobs: Map<string, string>;
+  head: { sha: string | null; branch: string | null };
+}
+
 /**
- * Tracked files plus untracked ones git does not ignore, relative to `root`, `/`-separated; undefined when
- * `root` is not in a git work tree (or git is missing). One process: its cost is paid on every rescan.
+ * The working copy as git sees it, from two processes run side by side: `git ls-files -s` (the index, with
+ * blob ids) and `git status --porcelain=v2` (what differs from it, untracked files, HEAD and branch; git
+ * stats the files itself, in parallel). Undefined when `root` is not in a git work tree (or git is missing).
  */
-export async function gitFiles(root: string): Promise<string[] | undefined> {
-  let out: string;
+export async function gitListing(root: string): Promise<GitListing | undefined> {
+  let index: string;
+  let status: string;
   try {
-    out = await git(root, ["ls-files", "-z", "--cached", "--others", "--exclude-standard", "--deduplicate"]);
+    [index, status] = await Promise.all([
+      git(root, ["ls-files", "-s", "-z"]),
+      git(root, [
+        "status",
+        "--porcelain=v2",
+        "-z",
+        "--branch",
+        "--untracked-files=all",
+        "--ignore-submodules=all",
+        "--no-renames",
+      ]),
+    ]);
   } catch {
     return undefined;
   }
-  return out.split("\0").filter((p) => p.length > 0);
+  const changed = new Set<string>();
+  const untracked: string[] = [];
+  let sha: string | null = null;
+  let branch: string | null = null;
+  for (const record of status.split("\0")) {
+    if (record.startsWith("# branch.oid ")) {
+      const oid = record.slice(13);
+      sha = /^[0-9a-f]{7,64}$/.test(oid) ? oid : null;
+    } else if (record.startsWith("# branch.head ")) {
+      const name = record.slice(14);
+      branch = name === "(detached)" ? null : name;
+    } else if (record.startsWith("1 ")) {
+      // "1 XY sub mH mI mW hH hI path": a working-copy change (Y) means the content is not the index blob.
+      if (record[3] !== ".") changed.add(fieldsAfter(record, 8));
+    } else if (record.startsWith("u ")) changed.add(fieldsAfter(record, 10));
+    else if (record.startsWith("? ")) untracked.push(record.slice(2));
+  }
+  const paths: string[] = [];
+  const blobs = new Map<string, string>();
+  let previous = "";
+  for (const record of index.split("\0")) {
+    // "mode blob stage\tpath"; a path in conflict has up to three stages, listed together.
+    const tab = record.indexOf("\t");
+    if (tab < 0) continue;
+    const path = record.slice(tab + 1);
+    if (path === previous) continue;
+    previous = path;
+    const mode = record.slice(0, 6);
+    if (mode !== "100644" && mode !== "100755") continue; // symbolic link or submodule: never read
+    paths.push(path);
+    if (!changed.has(path) && record.charCodeAt(tab - 1) === 48 /* stage 0 */)
+      blobs.set(path, record.slice(7, tab - 2));
+  }
+  for (const path of untracked) paths.push(path);
+  return { paths, blobs, head: { sha, branch } };
+}
+
+/** The rest of a space-separated record after `n` fields (a path may hold spaces). */
+function fieldsAfter(record: string, n: number): string {
+  let at = 0;
+  for (let i = 0; i < n; i++) at = record.indexOf(" ", at) + 1;
+  return record.slice(at);
 }
 
 export interface CommitCitation {

@@ -1,8 +1,8 @@
 /**
  * The trace scan: the working copy's files (`git ls-files` in a git repository, else a walk honouring
  * `.gitignore`), filtered by `.reqlix/trace.yaml`, each read once and searched for citations, with a cache
- * keyed by path, size and mtime so a rescan reads only what changed. No hosted dependency: the companion
- * and the CLI share it.
+ * keyed by path and git blob id (files git reports unchanged are not even stat'ed) or size and mtime, so a
+ * rescan reads only what changed. No hosted dependency: the companion and the CLI share it.
  */
 import { createHash } from "node:crypto";
 import { closeSync, constants, fstatSync, lstatSync, openSync, readSync } from "node:fs";
@@ -11,7 +11,7 @@ import picomatch from "picomatch";
 import { type CacheEntry, cacheDir, loadCache, type ScanCache, type SkipReason, saveCache } from "./cache.js";
 import { type Citation, type CitationKind, CitationMatcher } from "./citations.js";
 import { loadTraceConfig, type TraceConfig } from "./config.js";
-import { type CommitCitation, commitsCiting, gitFiles, headCommit } from "./git.js";
+import { type CommitCitation, commitsCiting, gitListing } from "./git.js";
 import { CatalogReader, type LocalCatalog } from "./requirements.js";
 import { walkFiles } from "./walk.js";
 
@@ -43,6 +43,12 @@ export interface ScanResult extends ScanSummary {
 export interface ScanState {
   cache?: ScanCache;
   catalog: CatalogReader;
+  /** Each path's kind under the include/exclude rules (null: not scanned), for the rules of `key`. */
+  kinds?: {
+    key: string;
+    byPath: Map<string, CitationKind | null>;
+    of: (path: string) => CitationKind | null;
+  };
 }
 
 export function newScanState(): ScanState {
@@ -146,27 +152,46 @@ export async function scanProject(root: string, options: ScanOptions): Promise<S
   let cache = state.cache?.key === key ? state.cache : undefined;
   if (!cache) cache = options.persist ? await loadCache(dir, root, key) : { key, entries: new Map() };
   mark("setup");
-  const [listed, gitHead] = await Promise.all([gitFiles(root), headCommit(root)]);
-  const git = listed !== undefined;
-  const paths = listed ?? (await walkFiles(root));
-  const head = git ? gitHead : { sha: null, branch: null };
+  const listing = await gitListing(root);
+  const git = listing !== undefined;
+  const paths = listing?.paths ?? (await walkFiles(root));
+  const blobs = listing?.blobs;
+  const head = listing?.head ?? { sha: null, branch: null };
   mark("listing");
-  const wanted = fileFilter(config, catalog.relPath);
-  const kindOf = classifier(config);
+  if (state.kinds?.key !== key) {
+    const wanted = fileFilter(config, catalog.relPath);
+    const kindOf = classifier(config);
+    state.kinds = { key, byPath: new Map(), of: (path) => (wanted(path) ? kindOf(path) : null) };
+  }
+  const kinds = state.kinds;
+  const kindFor = (path: string): CitationKind | null => {
+    let kind = kinds.byPath.get(path);
+    if (kind === undefined) {
+      kind = kinds.of(path);
+      kinds.byPath.set(path, kind);
+    }
+    return kind;
+  };
   const entries = new Map<string, CacheEntry>();
   const byFile = new Map<string, Citation[]>();
   const summary: ScanSummary = { files: 0, read: 0, skipped: { binary: 0, too_large: 0, unreadable: 0 } };
   let sinceYield = 0;
   for (const path of paths) {
-    if (!wanted(path)) continue;
+    const kind = kindFor(path);
+    if (kind === null) continue;
     const abs = join(root, path);
+    const blob = blobs?.get(path);
     const old = cache.entries.get(path);
     let entry: CacheEntry | undefined;
-    if (old) {
-      // Only a cached file needs a stat first: an unchanged one is not opened at all.
+    if (old && blob !== undefined && old.blob !== undefined) {
+      // git vouches for the content: the same blob is the same file, another blob another one.
+      if (old.blob === blob) entry = old;
+    } else if (old) {
+      // Otherwise a stat first: an unchanged file is not opened at all.
       const info = lstatSync(abs, { throwIfNoEntry: false });
       if (!info?.isFile()) continue; // deleted, a symbolic link (never followed) or a submodule
-      if (old.size === info.size && old.mtimeMs === info.mtimeMs) entry = old;
+      if (old.size === info.size && old.mtimeMs === info.mtimeMs)
+        entry = old.blob === blob ? old : { ...old, blob };
     }
     if (!entry) {
       summary.read++;
@@ -180,8 +205,9 @@ export async function scanProject(root: string, options: ScanOptions): Promise<S
       }
       entry =
         "bytes" in got
-          ? { size: got.size, mtimeMs: got.mtimeMs, citations: matcher.scan(got.bytes, path, kindOf(path)) }
+          ? { size: got.size, mtimeMs: got.mtimeMs, citations: matcher.scan(got.bytes, path, kind) }
           : { size: got.size, mtimeMs: got.mtimeMs, citations: [], skipped: got.skipped };
+      if (blob !== undefined) entry.blob = blob;
       if (++sinceYield >= 256) {
         // Let the companion answer other requests during a long cold scan, and honour cancellation.
         sinceYield = 0;
@@ -210,7 +236,10 @@ export async function scanProject(root: string, options: ScanOptions): Promise<S
     }
   }
   mark("commits");
-  if (options.persist && (summary.read > 0 || commitsChanged || entries.size !== cache.entries.size))
+  if (
+    options.persist &&
+    (summary.read > 0 || commitsChanged || entries.size !== cache.entries.size || blobsAdded(entries, cache))
+  )
     await saveCache(dir, root, fresh);
   mark("save");
   return {
@@ -227,4 +256,11 @@ export async function scanProject(root: string, options: ScanOptions): Promise<S
     duration_ms: Math.round(performance.now() - started),
     timing,
   };
+}
+
+/** Whether an unchanged file got its blob id (then the saved cache spares the next run its stat). */
+function blobsAdded(entries: Map<string, CacheEntry>, cache: ScanCache): boolean {
+  for (const [path, e] of entries)
+    if (e.blob !== undefined && cache.entries.get(path)?.blob === undefined) return true;
+  return false;
 }

@@ -35,6 +35,13 @@ export interface ScanCache {
   entries: Map<string, CacheEntry>;
   /** The citing commits of the last scan, reused while HEAD, the history limit and the pattern stay. */
   commits?: CommitsMemo;
+  /**
+   * git's view at the last scan: the index listing's digest and the files it reported changed or
+   * untracked. While the digest stays, only those and the newly reported ones can differ from `entries`.
+   */
+  listing?: { digest: string; dirty: string[] };
+  /** Files that could not be read (retried on every scan). */
+  unreadable?: string[];
 }
 
 const VERSION = 2;
@@ -119,9 +126,17 @@ export async function loadCache(dir: string, root: string, key: string): Promise
       root: string;
       entries: StoredEntry[];
       commits?: CommitsMemo;
+      listing?: { digest: string; dirty: string[] };
+      unreadable?: string[];
     };
     if (data.version === VERSION && data.key === key && data.root === root) {
-      return { key, entries: new Map(data.entries.map(fromStored)), commits: data.commits };
+      return {
+        key,
+        entries: new Map(data.entries.map(fromStored)),
+        commits: data.commits,
+        listing: data.listing,
+        unreadable: data.unreadable,
+      };
     }
   } catch {}
   return { key, entries: new Map() };
@@ -141,6 +156,8 @@ export async function saveCache(dir: string, root: string, cache: ScanCache): Pr
         root,
         entries: Array.from(cache.entries, ([path, e]) => toStored(path, e)),
         commits: cache.commits,
+        listing: cache.listing,
+        unreadable: cache.unreadable,
       }),
     );
     await rename(temp, target);

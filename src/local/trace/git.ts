@@ -1,5 +1,6 @@
 /** The few git facts the trace scanner needs, read through the `git` command (never a library). */
 import { execFile } from "node:child_process";
+import { createHash } from "node:crypto";
 import type { CitationMatcher } from "./citations.js";
 
 function git(root: string, args: string[]): Promise<string> {
@@ -14,17 +15,19 @@ function git(root: string, args: string[]): Promise<string> {
 }
 
 export interface GitListing {
-  /**
-   * Tracked files (regular files only: no symbolic link, no submodule) plus untracked ones git does not
-   * ignore, relative to `root`, `/`-separated, in index order then untracked.
-   */
-  paths: string[];
-  /**
-   * The index's blob id of each tracked file whose working copy git reports unchanged: its content is that
-   * blob, so a rescan need not stat it. Files changed in the working copy, untracked or in conflict have none.
-   */
-  blobs: Map<string, string>;
   head: { sha: string | null; branch: string | null };
+  /** Digest of the index listing: equal digests, equal tracked files and blobs. */
+  indexDigest: string;
+  /** Tracked files git reports changed in the working copy (or in conflict), and untracked ones. */
+  dirty: string[];
+  /**
+   * Tracked regular files (no symbolic link, no submodule) then untracked ones git does not ignore,
+   * relative to `root`, `/`-separated; and the index blob id of each tracked file git reports unchanged
+   * (its content is that blob, so a rescan need not stat it).
+   */
+  all(): { paths: string[]; blobs: Map<string, string> };
+  /** One file's unchanged blob id as in `all()`, found without parsing the whole listing. */
+  blobOf(path: string): string | undefined;
 }
 
 /**
@@ -68,24 +71,43 @@ export async function gitListing(root: string): Promise<GitListing | undefined> 
     } else if (record.startsWith("u ")) changed.add(fieldsAfter(record, 10));
     else if (record.startsWith("? ")) untracked.push(record.slice(2));
   }
-  const paths: string[] = [];
-  const blobs = new Map<string, string>();
-  let previous = "";
-  for (const record of index.split("\0")) {
-    // "mode blob stage\tpath"; a path in conflict has up to three stages, listed together.
-    const tab = record.indexOf("\t");
-    if (tab < 0) continue;
-    const path = record.slice(tab + 1);
-    if (path === previous) continue;
-    previous = path;
-    const mode = record.slice(0, 6);
-    if (mode !== "100644" && mode !== "100755") continue; // symbolic link or submodule: never read
-    paths.push(path);
-    if (!changed.has(path) && record.charCodeAt(tab - 1) === 48 /* stage 0 */)
-      blobs.set(path, record.slice(7, tab - 2));
-  }
-  for (const path of untracked) paths.push(path);
-  return { paths, blobs, head: { sha, branch } };
+  const regular = (record: string) => record.startsWith("100644 ") || record.startsWith("100755 ");
+  return {
+    head: { sha, branch },
+    indexDigest: createHash("sha256").update(index).digest("hex"),
+    dirty: [...changed, ...untracked],
+    all() {
+      const paths: string[] = [];
+      const blobs = new Map<string, string>();
+      let previous = "";
+      for (const record of index.split("\0")) {
+        // "mode blob stage\tpath"; a path in conflict has up to three stages, listed together.
+        const tab = record.indexOf("\t");
+        if (tab < 0) continue;
+        const path = record.slice(tab + 1);
+        if (path === previous) continue;
+        previous = path;
+        if (!regular(record)) continue; // symbolic link or submodule: never read
+        paths.push(path);
+        if (!changed.has(path) && record.charCodeAt(tab - 1) === 48 /* stage 0 */)
+          blobs.set(path, record.slice(7, tab - 2));
+      }
+      for (const path of untracked) paths.push(path);
+      return { paths, blobs };
+    },
+    blobOf(path) {
+      if (changed.has(path)) return undefined;
+      const needle = `\t${path}\0`;
+      for (let at = index.indexOf(needle); at >= 0; at = index.indexOf(needle, at + 1)) {
+        const start = index.lastIndexOf("\0", at) + 1;
+        const record = index.slice(start, at);
+        // A whole record's head only (a path may itself hold a tab): "mode blob 0".
+        if (/^\d{6} [0-9a-f]{40,64} 0$/.test(record))
+          return regular(record) ? record.slice(7, -2) : undefined;
+      }
+      return undefined;
+    },
+  };
 }
 
 /** The rest of a space-separated record after `n` fields (a path may hold spaces). */

@@ -154,9 +154,25 @@ export async function scanProject(root: string, options: ScanOptions): Promise<S
   mark("setup");
   const listing = await gitListing(root);
   const git = listing !== undefined;
-  const paths = listing?.paths ?? (await walkFiles(root));
-  const blobs = listing?.blobs;
   const head = listing?.head ?? { sha: null, branch: null };
+  // While git's index is as at the last scan, only the files git reported changed or untracked then or
+  // now (and unreadable ones) can differ from the cache: a rescan visits those alone.
+  const known = cache.listing;
+  const incremental = listing && known?.digest === listing.indexDigest && cache.entries.size > 0;
+  let paths: Iterable<string>;
+  let blobOf: (path: string) => string | undefined;
+  let listed: (path: string, blob: string | undefined) => boolean = () => true;
+  if (incremental) {
+    paths = new Set([...known.dirty, ...listing.dirty, ...(cache.unreadable ?? [])]);
+    blobOf = (path) => listing.blobOf(path);
+    // Reported before but neither now nor clean in the index: deleted or ignored since.
+    const now = new Set(listing.dirty);
+    listed = (path, blob) => blob !== undefined || now.has(path);
+  } else {
+    const all = listing?.all();
+    paths = all?.paths ?? (await walkFiles(root));
+    blobOf = (path) => all?.blobs.get(path);
+  }
   mark("listing");
   if (state.kinds?.key !== key) {
     const wanted = fileFilter(config, catalog.relPath);
@@ -172,15 +188,19 @@ export async function scanProject(root: string, options: ScanOptions): Promise<S
     }
     return kind;
   };
-  const entries = new Map<string, CacheEntry>();
-  const byFile = new Map<string, Citation[]>();
-  const summary: ScanSummary = { files: 0, read: 0, skipped: { binary: 0, too_large: 0, unreadable: 0 } };
+  const entries = incremental ? new Map(cache.entries) : new Map<string, CacheEntry>();
+  const unreadable = new Set<string>();
+  let read = 0;
+  let blobsAdded = false;
   let sinceYield = 0;
   for (const path of paths) {
     const kind = kindFor(path);
     if (kind === null) continue;
-    const abs = join(root, path);
-    const blob = blobs?.get(path);
+    const blob = blobOf(path);
+    if (!listed(path, blob)) {
+      entries.delete(path);
+      continue;
+    }
     const old = cache.entries.get(path);
     let entry: CacheEntry | undefined;
     if (old && blob !== undefined && old.blob !== undefined) {
@@ -188,19 +208,22 @@ export async function scanProject(root: string, options: ScanOptions): Promise<S
       if (old.blob === blob) entry = old;
     } else if (old) {
       // Otherwise a stat first: an unchanged file is not opened at all.
-      const info = lstatSync(abs, { throwIfNoEntry: false });
-      if (!info?.isFile()) continue; // deleted, a symbolic link (never followed) or a submodule
-      if (old.size === info.size && old.mtimeMs === info.mtimeMs)
+      const info = lstatSync(join(root, path), { throwIfNoEntry: false });
+      if (!info?.isFile()) {
+        entries.delete(path); // deleted, a symbolic link (never followed) or a submodule
+        continue;
+      }
+      if (old.size === info.size && old.mtimeMs === info.mtimeMs) {
         entry = old.blob === blob ? old : { ...old, blob };
+        if (blob !== undefined && old.blob === undefined) blobsAdded = true;
+      }
     }
     if (!entry) {
-      summary.read++;
-      const got = readOne(abs, config.maxFileBytes);
+      read++;
+      const got = readOne(join(root, path), config.maxFileBytes);
       if (!("size" in got)) {
-        if (got.skipped === "unreadable") {
-          summary.files++;
-          summary.skipped.unreadable++;
-        }
+        entries.delete(path);
+        if (got.skipped === "unreadable") unreadable.add(path);
         continue;
       }
       entry =
@@ -215,13 +238,26 @@ export async function scanProject(root: string, options: ScanOptions): Promise<S
         options.signal?.throwIfAborted();
       }
     }
-    summary.files++;
-    if (entry.skipped) summary.skipped[entry.skipped]++;
     entries.set(path, entry);
+  }
+  const summary: ScanSummary = {
+    files: entries.size + unreadable.size,
+    read,
+    skipped: { binary: 0, too_large: 0, unreadable: unreadable.size },
+  };
+  const byFile = new Map<string, Citation[]>();
+  for (const [path, entry] of entries) {
+    if (entry.skipped) summary.skipped[entry.skipped]++;
     if (entry.citations.length > 0) byFile.set(path, entry.citations);
   }
   mark("files");
-  const fresh: ScanCache = { key, entries, commits: cache.commits };
+  const fresh: ScanCache = {
+    key,
+    entries,
+    commits: cache.commits,
+    listing: listing && { digest: listing.indexDigest, dirty: listing.dirty },
+    unreadable: [...unreadable],
+  };
   state.cache = fresh;
   let commits: CommitCitation[] = [];
   let commitsChanged = false;
@@ -236,9 +272,12 @@ export async function scanProject(root: string, options: ScanOptions): Promise<S
     }
   }
   mark("commits");
+  const listingChanged =
+    fresh.listing?.digest !== cache.listing?.digest ||
+    fresh.listing?.dirty.join("\0") !== cache.listing?.dirty.join("\0");
   if (
     options.persist &&
-    (summary.read > 0 || commitsChanged || entries.size !== cache.entries.size || blobsAdded(entries, cache))
+    (read > 0 || commitsChanged || entries.size !== cache.entries.size || blobsAdded || listingChanged)
   )
     await saveCache(dir, root, fresh);
   mark("save");
@@ -256,11 +295,4 @@ export async function scanProject(root: string, options: ScanOptions): Promise<S
     duration_ms: Math.round(performance.now() - started),
     timing,
   };
-}
-
-/** Whether an unchanged file got its blob id (then the saved cache spares the next run its stat). */
-function blobsAdded(entries: Map<string, CacheEntry>, cache: ScanCache): boolean {
-  for (const [path, e] of entries)
-    if (e.blob !== undefined && cache.entries.get(path)?.blob === undefined) return true;
-  return false;
 }

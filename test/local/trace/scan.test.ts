@@ -129,6 +129,40 @@ describe("trace scan over a real git repository", () => {
     expect((edited.byFile.get("src/auth.ts") ?? []).map((c) => c.id)).toEqual(["REQ-102"]);
   });
 
+  it("a rescan that visits only what git reports changed agrees with a cold scan after every kind of change", async () => {
+    const state = newScanState();
+    const view = (r: ScanResult) =>
+      Object.fromEntries(
+        [...r.byFile].map(([file, cs]) => [file, cs.map((c) => `${c.id}@${c.line}:${c.column}`)]).sort(),
+      );
+    const check = async () => {
+      const warm = await scanProject(fx.root, { env: fx.env, state });
+      const disk = await scanProject(fx.root, { env: fx.env, persist: true });
+      const cold = await scanProject(fx.root, {
+        env: { ...fx.env, REQLIX_CACHE_DIR: `${fx.cacheDir}/cold` },
+      });
+      expect(view(warm)).toEqual(view(cold));
+      expect(view(disk)).toEqual(view(cold));
+      expect([warm.files, warm.skipped]).toEqual([cold.files, cold.skipped]);
+      return warm;
+    };
+    await check();
+    await fx.write("notes/new.md", "Untracked REQ-201.\n");
+    await fx.write("src/auth.ts", "// edited REQ-202\n");
+    expect((await check()).read).toBe(2);
+    // Reverted with git (clean again), the untracked file ignored, then deleted files.
+    fx.git("checkout", "--", "src/auth.ts");
+    await fx.write(".gitignore", "build/\n*.log\nnotes/\n");
+    const reverted = await check();
+    expect(reverted.byFile.has("notes/new.md")).toBe(false);
+    fx.git("rm", "-q", "README.md");
+    await check();
+    // A commit changes the index: a full listing again, the same answer.
+    fx.commit("chore: REQ-203");
+    await fx.write("src/later.ts", "// REQ-204\n");
+    expect((await check()).byFile.get("src/later.ts")?.map((c) => c.id)).toEqual(["REQ-204"]);
+  });
+
   it("walks a folder that is not a git repository, honouring .gitignore files at every level", async () => {
     const plain = await makeFixture({ git: false });
     try {

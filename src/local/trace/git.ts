@@ -150,17 +150,3 @@ export async function commitsCiting(
   }
   return commits;
 }
-
-/** HEAD's commit and branch (null before the first commit, or on a detached HEAD for the branch). */
-/** HEAD's commit and branch (null before the first commit; branch null on a detached HEAD). */
-export async function headCommit(root: string): Promise<{ sha: string | null; branch: string | null }> {
-  try {
-    const [sha = "", refs = ""] = (await git(root, ["log", "-1", "--no-color", "--format=%H%n%D"])).split(
-      "\n",
-    );
-    const branch = /^HEAD -> ([^,]+)/.exec(refs)?.[1] ?? null;
-    return { sha: sha.trim() || null, branch };
-  } catch {
-    return { sha: null, branch: null };
-  }
-}

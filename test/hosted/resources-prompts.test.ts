@@ -260,4 +260,14 @@ describe("instructions", () => {
     expect(instructions).toContain("Cite reference ids");
     expect(instructions).toContain("Keep them current");
   });
+
+  test("point to the companion's trace_file before editing, and to the hosted trace tools", async () => {
+    const instructions = client.getInstructions() ?? "";
+    expect(instructions).toMatch(/companion's trace toolset, call trace_file before editing a file/);
+    const names = new Set((await client.listTools()).tools.map((t) => t.name));
+    for (const tool of ["get_requirement_traces", "list_untraced_requirements"]) {
+      expect(instructions).toContain(tool);
+      expect(names.has(tool)).toBe(true);
+    }
+  });
 });

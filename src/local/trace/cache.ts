@@ -1,14 +1,15 @@
 /**
- * The scan cache: per file, its size and modification time when it was read and the citations found, so a
- * rescan reads only files whose size or mtime changed. Kept in memory by the companion, and on disk (one
- * JSON file per project under the user's cache folder, never in the working copy) for the CLI.
+ * The scan cache: per file, its size and modification time when it was read (and its git blob id when git
+ * reported it unchanged) and the citations found, so a rescan reads only files whose blob, size or mtime
+ * changed. Kept in memory by the companion, and on disk (one compact JSON file per project under the user's
+ * cache folder, never in the working copy) for the CLI.
  * The whole cache is dropped when the matcher or the classification rules change (its `key`).
  */
 import { createHash } from "node:crypto";
 import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join } from "node:path";
-import type { Citation } from "./citations.js";
+import type { Citation, CitationKind } from "./citations.js";
 import type { CommitCitation } from "./git.js";
 
 export type SkipReason = "binary" | "too_large";
@@ -16,6 +17,8 @@ export type SkipReason = "binary" | "too_large";
 export interface CacheEntry {
   size: number;
   mtimeMs: number;
+  /** The index blob id when git reported the file unchanged at the scan that read it. */
+  blob?: string;
   citations: Citation[];
   skipped?: SkipReason;
 }
@@ -32,9 +35,78 @@ export interface ScanCache {
   entries: Map<string, CacheEntry>;
   /** The citing commits of the last scan, reused while HEAD, the history limit and the pattern stay. */
   commits?: CommitsMemo;
+  /**
+   * git's view at the last scan: the index listing's digest and the files it reported changed or
+   * untracked. While the digest stays, only those and the newly reported ones can differ from `entries`.
+   */
+  listing?: { digest: string; dirty: string[] };
+  /** Files that could not be read (retried on every scan). */
+  unreadable?: string[];
 }
 
-const VERSION = 1;
+const VERSION = 2;
+
+/** A citation on disk: its file is the entry's path. */
+type StoredCitation = [
+  id: string,
+  hosted: 0 | 1,
+  revision: number | null,
+  line: number,
+  column: number,
+  kind: CitationKind,
+  test_name: string | null,
+  snippet: string,
+];
+/** An entry on disk: arrays, not objects, so the file is small and quick to parse. */
+type StoredEntry = [
+  path: string,
+  size: number,
+  mtimeMs: number,
+  blob: string | 0,
+  skipped: SkipReason | 0,
+  citations: StoredCitation[],
+];
+
+function toStored(path: string, e: CacheEntry): StoredEntry {
+  return [
+    path,
+    e.size,
+    e.mtimeMs,
+    e.blob ?? 0,
+    e.skipped ?? 0,
+    e.citations.map((c) => [
+      c.id,
+      c.form === "hosted" ? 1 : 0,
+      c.revision,
+      c.line,
+      c.column,
+      c.kind,
+      c.test_name,
+      c.snippet,
+    ]),
+  ];
+}
+
+function fromStored([file, size, mtimeMs, blob, skipped, cited]: StoredEntry): [string, CacheEntry] {
+  const entry: CacheEntry = {
+    size,
+    mtimeMs,
+    citations: cited.map(([id, hosted, revision, line, column, kind, test_name, snippet]) => ({
+      id,
+      form: hosted ? "hosted" : "reqlix",
+      revision,
+      file,
+      line,
+      column,
+      kind,
+      test_name,
+      snippet,
+    })),
+  };
+  if (blob) entry.blob = blob;
+  if (skipped) entry.skipped = skipped;
+  return [file, entry];
+}
 
 export function cacheDir(env: Readonly<Record<string, string | undefined>>): string {
   if (env.REQLIX_CACHE_DIR) return env.REQLIX_CACHE_DIR;
@@ -52,11 +124,19 @@ export async function loadCache(dir: string, root: string, key: string): Promise
       version: number;
       key: string;
       root: string;
-      entries: [string, CacheEntry][];
+      entries: StoredEntry[];
       commits?: CommitsMemo;
+      listing?: { digest: string; dirty: string[] };
+      unreadable?: string[];
     };
     if (data.version === VERSION && data.key === key && data.root === root) {
-      return { key, entries: new Map(data.entries), commits: data.commits };
+      return {
+        key,
+        entries: new Map(data.entries.map(fromStored)),
+        commits: data.commits,
+        listing: data.listing,
+        unreadable: data.unreadable,
+      };
     }
   } catch {}
   return { key, entries: new Map() };
@@ -74,8 +154,10 @@ export async function saveCache(dir: string, root: string, cache: ScanCache): Pr
         version: VERSION,
         key: cache.key,
         root,
-        entries: [...cache.entries],
+        entries: Array.from(cache.entries, ([path, e]) => toStored(path, e)),
         commits: cache.commits,
+        listing: cache.listing,
+        unreadable: cache.unreadable,
       }),
     );
     await rename(temp, target);

@@ -45,13 +45,14 @@ export class CitationMatcher {
     this.reqlixPrefixes = [...new Set(reqlixCategoryPrefixes.map((p) => p.toUpperCase()))];
     const parts: string[] = [];
     if (this.hostedPrefixes.length > 0)
-      parts.push(`(${this.hostedPrefixes.map(escapeRegex).join("|")})-([0-9]+)`);
+      parts.push(`(${this.hostedPrefixes.map(escapeRegex).join("|")})-([0-9]{1,15})`);
     else parts.push("(?!)()()");
     if (this.reqlixPrefixes.length > 0)
       parts.push(`(${this.reqlixPrefixes.map(escapeRegex).join("|")})\\.([A-Z][A-Z0-9]*)\\.([0-9]+)`);
     else parts.push("(?!)()()()");
-    // \b on both sides: `XREQ-1`, `REQ-1a` and `G.GI.3x` are not citations.
-    this.source = `\\b(?:${parts.join("|")})(?:@([0-9]+))?\\b`;
+    // \b on both sides: `XREQ-1`, `REQ-1a` and `G.GI.3x` are not citations. The hosted server takes
+    // numbers below 2^53 and revisions from 1: a longer number is no id, `REQ-1@0` is cited unpinned.
+    this.source = `\\b(?:${parts.join("|")})(?:@([1-9][0-9]{0,8}))?\\b`;
   }
 
   private compiled: RegExp | undefined;
@@ -66,10 +67,10 @@ export class CitationMatcher {
   /** The same pattern in POSIX ERE for `git grep -E` (the benchmark's baseline). */
   ereSource(): string {
     const alts: string[] = [];
-    if (this.hostedPrefixes.length > 0) alts.push(`(${this.hostedPrefixes.join("|")})-[0-9]+`);
+    if (this.hostedPrefixes.length > 0) alts.push(`(${this.hostedPrefixes.join("|")})-[0-9]{1,15}`);
     if (this.reqlixPrefixes.length > 0)
       alts.push(`(${this.reqlixPrefixes.join("|")})\\.[A-Z][A-Z0-9]*\\.[0-9]+`);
-    return `\\b(${alts.join("|")})(@[0-9]+)?\\b`;
+    return `\\b(${alts.join("|")})(@[1-9][0-9]{0,8})?\\b`;
   }
 
   static toFound(m: RegExpExecArray): FoundId {
@@ -164,7 +165,9 @@ export function testTitles(line: string): TitleSpan[] {
   for (let m = TITLE.exec(line); m; m = TITLE.exec(line)) {
     const body = m[2] as string;
     const start = m.index + m[0].length - body.length - 1;
-    spans.push({ start, end: start + body.length, text: body });
+    // The hosted server keeps test names of at most 500 characters.
+    const text = body.length <= 500 ? body : `${body.slice(0, 499)}…`;
+    spans.push({ start, end: start + body.length, text });
   }
   return spans;
 }

@@ -1,8 +1,8 @@
 /**
  * The trace scan: the working copy's files (`git ls-files` in a git repository, else a walk honouring
  * `.gitignore`), filtered by `.reqlix/trace.yaml`, each read once and searched for citations, with a cache
- * keyed by path, size and mtime so a rescan reads only what changed. No hosted dependency: the companion
- * and the CLI share it.
+ * keyed by path and git blob id (files git reports unchanged are not even stat'ed) or size and mtime, so a
+ * rescan reads only what changed. No hosted dependency: the companion and the CLI share it.
  */
 import { createHash } from "node:crypto";
 import { closeSync, constants, fstatSync, lstatSync, openSync, readSync } from "node:fs";
@@ -11,7 +11,7 @@ import picomatch from "picomatch";
 import { type CacheEntry, cacheDir, loadCache, type ScanCache, type SkipReason, saveCache } from "./cache.js";
 import { type Citation, type CitationKind, CitationMatcher } from "./citations.js";
 import { loadTraceConfig, type TraceConfig } from "./config.js";
-import { type CommitCitation, commitsCiting, gitFiles, headCommit } from "./git.js";
+import { type CommitCitation, commitsCiting, gitListing } from "./git.js";
 import { CatalogReader, type LocalCatalog } from "./requirements.js";
 import { walkFiles } from "./walk.js";
 
@@ -43,6 +43,12 @@ export interface ScanResult extends ScanSummary {
 export interface ScanState {
   cache?: ScanCache;
   catalog: CatalogReader;
+  /** Each path's kind under the include/exclude rules (null: not scanned), for the rules of `key`. */
+  kinds?: {
+    key: string;
+    byPath: Map<string, CitationKind | null>;
+    of: (path: string) => CitationKind | null;
+  };
 }
 
 export function newScanState(): ScanState {
@@ -146,42 +152,85 @@ export async function scanProject(root: string, options: ScanOptions): Promise<S
   let cache = state.cache?.key === key ? state.cache : undefined;
   if (!cache) cache = options.persist ? await loadCache(dir, root, key) : { key, entries: new Map() };
   mark("setup");
-  const [listed, gitHead] = await Promise.all([gitFiles(root), headCommit(root)]);
-  const git = listed !== undefined;
-  const paths = listed ?? (await walkFiles(root));
-  const head = git ? gitHead : { sha: null, branch: null };
+  const listing = await gitListing(root);
+  const git = listing !== undefined;
+  const head = listing?.head ?? { sha: null, branch: null };
+  // While git's index is as at the last scan, only the files git reported changed or untracked then or
+  // now (and unreadable ones) can differ from the cache: a rescan visits those alone.
+  const known = cache.listing;
+  const incremental = listing && known?.digest === listing.indexDigest && cache.entries.size > 0;
+  let paths: Iterable<string>;
+  let blobOf: (path: string) => string | undefined;
+  let listed: (path: string, blob: string | undefined) => boolean = () => true;
+  if (incremental) {
+    paths = new Set([...known.dirty, ...listing.dirty, ...(cache.unreadable ?? [])]);
+    blobOf = (path) => listing.blobOf(path);
+    // Reported before but neither now nor clean in the index: deleted or ignored since.
+    const now = new Set(listing.dirty);
+    listed = (path, blob) => blob !== undefined || now.has(path);
+  } else {
+    const all = listing?.all();
+    paths = all?.paths ?? (await walkFiles(root));
+    blobOf = (path) => all?.blobs.get(path);
+  }
   mark("listing");
-  const wanted = fileFilter(config, catalog.relPath);
-  const kindOf = classifier(config);
-  const entries = new Map<string, CacheEntry>();
-  const byFile = new Map<string, Citation[]>();
-  const summary: ScanSummary = { files: 0, read: 0, skipped: { binary: 0, too_large: 0, unreadable: 0 } };
+  if (state.kinds?.key !== key) {
+    const wanted = fileFilter(config, catalog.relPath);
+    const kindOf = classifier(config);
+    state.kinds = { key, byPath: new Map(), of: (path) => (wanted(path) ? kindOf(path) : null) };
+  }
+  const kinds = state.kinds;
+  const kindFor = (path: string): CitationKind | null => {
+    let kind = kinds.byPath.get(path);
+    if (kind === undefined) {
+      kind = kinds.of(path);
+      kinds.byPath.set(path, kind);
+    }
+    return kind;
+  };
+  const entries = incremental ? new Map(cache.entries) : new Map<string, CacheEntry>();
+  const unreadable = new Set<string>();
+  let read = 0;
+  let blobsAdded = false;
   let sinceYield = 0;
   for (const path of paths) {
-    if (!wanted(path)) continue;
-    const abs = join(root, path);
+    const kind = kindFor(path);
+    if (kind === null) continue;
+    const blob = blobOf(path);
+    if (!listed(path, blob)) {
+      entries.delete(path);
+      continue;
+    }
     const old = cache.entries.get(path);
     let entry: CacheEntry | undefined;
-    if (old) {
-      // Only a cached file needs a stat first: an unchanged one is not opened at all.
-      const info = lstatSync(abs, { throwIfNoEntry: false });
-      if (!info?.isFile()) continue; // deleted, a symbolic link (never followed) or a submodule
-      if (old.size === info.size && old.mtimeMs === info.mtimeMs) entry = old;
+    if (old && blob !== undefined && old.blob !== undefined) {
+      // git vouches for the content: the same blob is the same file, another blob another one.
+      if (old.blob === blob) entry = old;
+    } else if (old) {
+      // Otherwise a stat first: an unchanged file is not opened at all.
+      const info = lstatSync(join(root, path), { throwIfNoEntry: false });
+      if (!info?.isFile()) {
+        entries.delete(path); // deleted, a symbolic link (never followed) or a submodule
+        continue;
+      }
+      if (old.size === info.size && old.mtimeMs === info.mtimeMs) {
+        entry = old.blob === blob ? old : { ...old, blob };
+        if (blob !== undefined && old.blob === undefined) blobsAdded = true;
+      }
     }
     if (!entry) {
-      summary.read++;
-      const got = readOne(abs, config.maxFileBytes);
+      read++;
+      const got = readOne(join(root, path), config.maxFileBytes);
       if (!("size" in got)) {
-        if (got.skipped === "unreadable") {
-          summary.files++;
-          summary.skipped.unreadable++;
-        }
+        entries.delete(path);
+        if (got.skipped === "unreadable") unreadable.add(path);
         continue;
       }
       entry =
         "bytes" in got
-          ? { size: got.size, mtimeMs: got.mtimeMs, citations: matcher.scan(got.bytes, path, kindOf(path)) }
+          ? { size: got.size, mtimeMs: got.mtimeMs, citations: matcher.scan(got.bytes, path, kind) }
           : { size: got.size, mtimeMs: got.mtimeMs, citations: [], skipped: got.skipped };
+      if (blob !== undefined) entry.blob = blob;
       if (++sinceYield >= 256) {
         // Let the companion answer other requests during a long cold scan, and honour cancellation.
         sinceYield = 0;
@@ -189,13 +238,26 @@ export async function scanProject(root: string, options: ScanOptions): Promise<S
         options.signal?.throwIfAborted();
       }
     }
-    summary.files++;
-    if (entry.skipped) summary.skipped[entry.skipped]++;
     entries.set(path, entry);
+  }
+  const summary: ScanSummary = {
+    files: entries.size + unreadable.size,
+    read,
+    skipped: { binary: 0, too_large: 0, unreadable: unreadable.size },
+  };
+  const byFile = new Map<string, Citation[]>();
+  for (const [path, entry] of entries) {
+    if (entry.skipped) summary.skipped[entry.skipped]++;
     if (entry.citations.length > 0) byFile.set(path, entry.citations);
   }
   mark("files");
-  const fresh: ScanCache = { key, entries, commits: cache.commits };
+  const fresh: ScanCache = {
+    key,
+    entries,
+    commits: cache.commits,
+    listing: listing && { digest: listing.indexDigest, dirty: listing.dirty },
+    unreadable: [...unreadable],
+  };
   state.cache = fresh;
   let commits: CommitCitation[] = [];
   let commitsChanged = false;
@@ -210,7 +272,13 @@ export async function scanProject(root: string, options: ScanOptions): Promise<S
     }
   }
   mark("commits");
-  if (options.persist && (summary.read > 0 || commitsChanged || entries.size !== cache.entries.size))
+  const listingChanged =
+    fresh.listing?.digest !== cache.listing?.digest ||
+    fresh.listing?.dirty.join("\0") !== cache.listing?.dirty.join("\0");
+  if (
+    options.persist &&
+    (read > 0 || commitsChanged || entries.size !== cache.entries.size || blobsAdded || listingChanged)
+  )
     await saveCache(dir, root, fresh);
   mark("save");
   return {

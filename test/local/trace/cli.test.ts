@@ -288,11 +288,20 @@ describe("reqlix-mcp trace against the hosted contract (a real local HTTP server
     expect(forbidden.stderr).toMatch(/role does not allow this \(403: Viewers cannot push traces\)/);
     server.nextPush = {
       status: 400,
-      body: { error: { code: "invalid_request", message: "line must be ≥ 1", field: "citations[3].line" } },
+      body: {
+        error: {
+          code: "invalid_input",
+          message: "Invalid trace snapshot: citations.3.line: must be a whole number ≥ 1 (1-based line)",
+          errors: [{ field: "citations.3.line", message: "must be a whole number ≥ 1 (1-based line)" }],
+          field: "citations.3.line",
+        },
+      },
     };
     const rejected = await trace(fx, ["--push", server.url, "--token", server.token]);
     expect(rejected.code).toBe(2);
-    expect(rejected.stderr).toContain("line must be ≥ 1 (field citations[3].line)");
+    expect(rejected.stderr).toContain(
+      "citations.3.line: must be a whole number ≥ 1 (1-based line) (field citations.3.line)",
+    );
   });
 
   it("an unreachable server exits 3", async () => {

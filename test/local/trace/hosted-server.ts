@@ -49,28 +49,35 @@ export function pushProblem(body: unknown): string | undefined {
     return "scanned_at";
   if (!Array.isArray(b.citations)) return "citations";
   for (const [i, c] of (b.citations as Record<string, unknown>[]).entries()) {
-    if (Object.keys(c).sort().join(",") !== CITATION_KEYS.join(",")) return `citations[${i}]`;
-    if (typeof c.id !== "string" || !HOSTED.test(c.id)) return `citations[${i}].id`;
-    if (c.revision !== null && !(Number.isInteger(c.revision) && (c.revision as number) >= 1))
-      return `citations[${i}].revision`;
-    if (typeof c.file !== "string" || c.file.length === 0) return `citations[${i}].file`;
-    if (!Number.isInteger(c.line) || (c.line as number) < 1) return `citations[${i}].line`;
-    if (!Number.isInteger(c.column) || (c.column as number) < 1) return `citations[${i}].column`;
-    if (!["impl", "test", "doc"].includes(c.kind as string)) return `citations[${i}].kind`;
-    if (c.test_name !== null && typeof c.test_name !== "string") return `citations[${i}].test_name`;
-    if (typeof c.snippet !== "string" || c.snippet.length > 200) return `citations[${i}].snippet`;
+    if (Object.keys(c).sort().join(",") !== CITATION_KEYS.join(",")) return `citations.${i}`;
+    if (typeof c.id !== "string" || !HOSTED.test(c.id)) return `citations.${i}.id`;
+    if (typeof c.id === "string" && !Number.isSafeInteger(Number(c.id.split("-")[1])))
+      return `citations.${i}.id`;
+    if (c.revision !== null && !(Number.isSafeInteger(c.revision) && (c.revision as number) >= 1))
+      return `citations.${i}.revision`;
+    if (typeof c.file !== "string" || c.file.length === 0 || c.file.length > 1000)
+      return `citations.${i}.file`;
+    if (!Number.isInteger(c.line) || (c.line as number) < 1) return `citations.${i}.line`;
+    if (!Number.isInteger(c.column) || (c.column as number) < 1) return `citations.${i}.column`;
+    if (!["impl", "test", "doc"].includes(c.kind as string)) return `citations.${i}.kind`;
+    if (
+      c.test_name !== null &&
+      !(typeof c.test_name === "string" && c.test_name.length >= 1 && c.test_name.length <= 500)
+    )
+      return `citations.${i}.test_name`;
+    if (typeof c.snippet !== "string" || c.snippet.length > 200) return `citations.${i}.snippet`;
   }
   if (!Array.isArray(b.commits)) return "commits";
   for (const [i, c] of (b.commits as Record<string, unknown>[]).entries()) {
-    if (Object.keys(c).sort().join(",") !== "ids,sha,subject") return `commits[${i}]`;
-    if (typeof c.sha !== "string" || !/^[0-9a-f]+$/.test(c.sha)) return `commits[${i}].sha`;
+    if (Object.keys(c).sort().join(",") !== "ids,sha,subject") return `commits.${i}`;
+    if (typeof c.sha !== "string" || !/^[0-9a-f]+$/.test(c.sha)) return `commits.${i}.sha`;
     if (
       !Array.isArray(c.ids) ||
       c.ids.length === 0 ||
       !c.ids.every((id) => typeof id === "string" && HOSTED.test(id))
     )
-      return `commits[${i}].ids`;
-    if (typeof c.subject !== "string" || c.subject.length > 200) return `commits[${i}].subject`;
+      return `commits.${i}.ids`;
+    if (typeof c.subject !== "string" || c.subject.length > 200) return `commits.${i}.subject`;
   }
   return undefined;
 }
@@ -105,7 +112,14 @@ export async function startContractServer(
       json = JSON.parse(body);
     } catch {
       state.problems.push("body is not JSON");
-      return send(400, { error: { code: "invalid_request", message: "not JSON", field: "" } });
+      return send(400, {
+        error: {
+          code: "invalid_input",
+          message: "Request body is not valid JSON: send the trace snapshot as a JSON object.",
+          errors: [{ field: "body", message: "not valid JSON" }],
+          field: "body",
+        },
+      });
     }
     if (req.url === "/api/v1/mcp") {
       const params = json.params as { name?: string; arguments?: { ids?: unknown } } | undefined;
@@ -135,18 +149,44 @@ export async function startContractServer(
       const problem = pushProblem(json);
       if (problem) {
         state.problems.push(`push: ${problem}`);
+        // The real server's shape (src/http/traces-route.ts): dotted field paths, every field listed.
         return send(400, {
-          error: { code: "invalid_request", message: `invalid ${problem}`, field: problem },
+          error: {
+            code: "invalid_input",
+            message: `Invalid trace snapshot: ${problem}: invalid`,
+            errors: [{ field: problem, message: "invalid" }],
+            field: problem,
+          },
         });
       }
-      state.pushes.push(json);
-      const cited = (json.citations as { id: string }[]).map((c) => c.id);
-      return send(201, {
-        snapshot_id: state.pushes.length,
+      // As the real server: a repository + commit pushed before keeps its snapshot id (200), replaced in
+      // place when the content differs; a new one is created (201).
+      const key = `${json.repository}@${json.commit}`;
+      const { scanned_at: _s, ...content } = json;
+      const same = JSON.stringify(content);
+      const earlier = state.pushes.findIndex((p) => {
+        const b = p as Record<string, unknown>;
+        return `${b.repository}@${b.commit}` === key;
+      });
+      let snapshotId = state.pushes.length + 1;
+      let replaced = false;
+      if (earlier >= 0) {
+        const { scanned_at: _e, ...old } = state.pushes[earlier] as Record<string, unknown>;
+        snapshotId = earlier + 1;
+        replaced = JSON.stringify(old) !== same;
+        if (replaced) state.pushes[earlier] = json;
+      } else state.pushes.push(json);
+      const cited = [
+        ...(json.citations as { id: string }[]).map((c) => c.id),
+        ...(json.commits as { ids: string[] }[]).flatMap((c) => c.ids),
+      ];
+      return send(earlier >= 0 ? 200 : 201, {
+        snapshot_id: snapshotId,
         repository: json.repository,
         commit: json.commit,
-        created: true,
-        citations: cited.length,
+        created: earlier < 0,
+        replaced,
+        citations: (json.citations as unknown[]).length,
         orphans: [...new Set(cited.filter((id) => !known[id]))].sort(),
       });
     }

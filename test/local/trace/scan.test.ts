@@ -100,7 +100,8 @@ describe("trace scan over a real git repository", () => {
     expect((await scanProject(fx.root, { env: fx.env })).commits).toEqual([]);
   });
 
-  it("rescans only files whose size or mtime changed (in memory and from the disk cache)", async () => {
+  it("rescans only files whose blob (tracked, unchanged by git), size or mtime changed (in memory and from the disk cache)", async () => {
+    await fx.write("notes/draft.md", "Untracked, cites REQ-101.\n");
     const state = newScanState();
     const first = await scanProject(fx.root, { env: fx.env, state, persist: true });
     expect(first.read).toBe(first.files + 0); // cold: every file read (binary and big ones included)
@@ -110,12 +111,56 @@ describe("trace scan over a real git repository", () => {
     const changed = await scanProject(fx.root, { env: fx.env, state });
     expect(changed.read).toBe(1);
     expect((changed.byFile.get("src/auth.ts") ?? []).map((c) => c.id)).toEqual(["REQ-100"]);
-    // Same size, new mtime: read again.
+    // Same size, new mtime: an untracked file is read again; a tracked one git reports unchanged is not
+    // (its index blob is the one read before).
     const t = new Date(Date.now() + 5000);
     await utimes(join(fx.root, "README.md"), t, t);
+    await utimes(join(fx.root, "notes/draft.md"), t, t);
     const fromDisk = await scanProject(fx.root, { env: fx.env, persist: true });
-    expect(fromDisk.read).toBe(2); // README.md and src/auth.ts (the disk cache predates both changes)
+    expect(fromDisk.read).toBe(2); // notes/draft.md and src/auth.ts (the disk cache predates both changes)
     expect((await scanProject(fx.root, { env: fx.env, persist: true })).read).toBe(0);
+    // A commit that changes a file's content back and forth is seen through its blob.
+    fx.git("add", "src/auth.ts");
+    const staged = await scanProject(fx.root, { env: fx.env, persist: true });
+    expect(staged.read).toBe(0); // same content, now the index blob: vouched for by git, not re-read
+    await fx.write("src/auth.ts", "// now only REQ-102\n");
+    const edited = await scanProject(fx.root, { env: fx.env, persist: true });
+    expect(edited.read).toBe(1);
+    expect((edited.byFile.get("src/auth.ts") ?? []).map((c) => c.id)).toEqual(["REQ-102"]);
+  });
+
+  it("a rescan that visits only what git reports changed agrees with a cold scan after every kind of change", async () => {
+    const state = newScanState();
+    const view = (r: ScanResult) =>
+      Object.fromEntries(
+        [...r.byFile].map(([file, cs]) => [file, cs.map((c) => `${c.id}@${c.line}:${c.column}`)]).sort(),
+      );
+    const check = async () => {
+      const warm = await scanProject(fx.root, { env: fx.env, state });
+      const disk = await scanProject(fx.root, { env: fx.env, persist: true });
+      const cold = await scanProject(fx.root, {
+        env: { ...fx.env, REQLIX_CACHE_DIR: `${fx.cacheDir}/cold` },
+      });
+      expect(view(warm)).toEqual(view(cold));
+      expect(view(disk)).toEqual(view(cold));
+      expect([warm.files, warm.skipped]).toEqual([cold.files, cold.skipped]);
+      return warm;
+    };
+    await check();
+    await fx.write("notes/new.md", "Untracked REQ-201.\n");
+    await fx.write("src/auth.ts", "// edited REQ-202\n");
+    expect((await check()).read).toBe(2);
+    // Reverted with git (clean again), the untracked file ignored, then deleted files.
+    fx.git("checkout", "--", "src/auth.ts");
+    await fx.write(".gitignore", "build/\n*.log\nnotes/\n");
+    const reverted = await check();
+    expect(reverted.byFile.has("notes/new.md")).toBe(false);
+    fx.git("rm", "-q", "README.md");
+    await check();
+    // A commit changes the index: a full listing again, the same answer.
+    fx.commit("chore: REQ-203");
+    await fx.write("src/later.ts", "// REQ-204\n");
+    expect((await check()).byFile.get("src/later.ts")?.map((c) => c.id)).toEqual(["REQ-204"]);
   });
 
   it("walks a folder that is not a git repository, honouring .gitignore files at every level", async () => {

@@ -132,7 +132,7 @@ function stagingPrefix(lockPath: string): string {
   return `.${basename(lockPath)}-`;
 }
 
-/** Staging folders of writers killed between mkdir and rename (only looked for after a takeover). */
+/** Staging folders of writers killed between mkdir and rename: older than `staleMs`, so surely dead. */
 async function removeDeadStaging(lockPath: string, staleMs: number): Promise<void> {
   const folder = dirname(lockPath);
   const names = await readdir(folder).catch(() => [] as string[]);
@@ -211,7 +211,12 @@ async function acquire(lockPath: string, options: LockOptions): Promise<Held> {
     const seen = await look(lockPath);
     if (seen.kind === "none" || seen.kind === "empty") {
       const held = await tryInstall(lockPath, token, staleMs);
-      if (held) return held;
+      if (held) {
+        // A writer killed between its mkdir and its rename leaves a staging folder and no lock: nothing is
+        // ever taken over for it, so each holder sweeps those old enough to be dead (best effort).
+        await removeDeadStaging(lockPath, staleMs).catch(() => {});
+        return held;
+      }
       continue;
     }
     if (seen.ageMs > staleMs) {

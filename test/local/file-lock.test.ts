@@ -188,3 +188,23 @@ describe("withFileLock between real processes", () => {
     }, 30_000);
   }
 });
+
+describe("staging folders of writers killed before their rename", () => {
+  it("are swept by the next holder once older than the stale age; a fresh one (a live writer's) stays", async () => {
+    const dir = await tempDir("lock-staging-");
+    try {
+      const lock = join(dir.path, "general.md.lock");
+      const dead = join(dir.path, ".general.md.lock-999-dead.staging");
+      const live = join(dir.path, ".general.md.lock-998-live.staging");
+      await mkdir(dead);
+      await writeFile(join(dead, "holder-999-dead.json"), "{}");
+      await mkdir(live);
+      const old = new Date(Date.now() - 60_000);
+      await utimes(dead, old, old);
+      await withFileLock(lock, async () => {}, { staleMs: 10_000 });
+      expect((await readdir(dir.path)).sort()).toEqual([".general.md.lock-998-live.staging"]);
+    } finally {
+      await dir.cleanup();
+    }
+  });
+});

@@ -4,7 +4,7 @@
  * half a file.
  */
 import { createHash, randomBytes } from "node:crypto";
-import { linkSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { type Dirent, linkSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 
 export const CACHE_FOLDER = ".cache";
@@ -16,9 +16,19 @@ export const CACHE_FOLDER = ".cache";
 export function listMarkdown(dir: string): string[] {
   const out: string[] = [];
   const visit = (abs: string, rel: string) => {
-    for (const entry of readdirSync(abs, { withFileTypes: true })) {
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(abs, { withFileTypes: true });
+    } catch (error) {
+      // A sub-folder another process removed between the two reads (never the root itself).
+      if (rel !== "" && (error as NodeJS.ErrnoException).code === "ENOENT") return;
+      throw error;
+    }
+    for (const entry of entries) {
       if (entry.name.startsWith(".")) continue;
       const childRel = rel ? `${rel}/${entry.name}` : entry.name;
+      // `<entity>.md.lock/` is a writer's cross-process lock (local/file-lock.ts), not content.
+      if (entry.isDirectory() && entry.name.endsWith(".md.lock")) continue;
       if (entry.isDirectory()) visit(join(abs, entry.name), childRel);
       else if (entry.isFile() && entry.name.endsWith(".md")) out.push(childRel);
     }

@@ -161,6 +161,8 @@ describe("tenant isolation", () => {
   });
 
   it("the trace push route: the other workspace's push of the same repository and commit is its own", async () => {
+    const audit = auditFor({ database: t.database, logger: { log() {} } });
+    await audit.flush(); // rows of earlier tests' reads land first, so "before" holds them
     const before = await workspaceSnapshot(t.database.client, t.workspaceId);
     const theirs = await pushTraces(
       t,
@@ -171,6 +173,7 @@ describe("tenant isolation", () => {
     expect(theirs.status).toBe(201);
     expect(theirs.body.orphans).toEqual([a.req1]);
     expect(theirs.text).not.toContain(`${MARKER} impl`);
+    await audit.flush();
     expect(await workspaceSnapshot(t.database.client, t.workspaceId)).toEqual(before);
     // A's coverage is unchanged by it: req1 is still implemented only.
     const own = await callTool(t, "jsonrpc", "get_requirement_traces", { requirement_id: a.req1 });

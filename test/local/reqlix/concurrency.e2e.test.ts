@@ -184,7 +184,10 @@ describe("a writer killed with SIGKILL", () => {
         expect(Date.now() - started).toBeLessThan(10_000 + 3_000);
         expect(r.index).toBe(`G.K.${listed.length + 1}`);
         expect(ok(await c("get_requirement", { index: r.index }))).toMatchObject({ text: "after" });
-        expect((await readdir(reqDir())).sort()).toEqual(["AGENTS.md", "general.md"]);
+        // A kill between the lock's mkdir and its rename can leave a hidden staging folder: harmless (no
+        // lock), and swept by a later holder once it is older than the stale age (file-lock.test.ts).
+        const left = (await readdir(reqDir())).filter((n) => !/^\.general\.md\.lock-.*\.staging$/.test(n));
+        expect(left.sort()).toEqual(["AGENTS.md", "general.md"]);
       } finally {
         await next.close();
       }

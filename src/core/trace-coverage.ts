@@ -37,7 +37,8 @@ export function lacks(t: Pick<CitationTally, "impl" | "test">, missing: Missing)
 
 /**
  * A citation is suspect when it is pinned to a revision older than the entity's current one: the code was
- * written against text that has changed since.
+ * written against text that has changed since. The one rule: queries that filter on it use its SQL form,
+ * `citationPinnedBefore` (db/trace-coverage.repo.ts); a citation whose entity is gone is an orphan instead.
  */
 export function isSuspect(pinned: number | null, current: number): boolean {
   return pinned !== null && pinned < current;

@@ -1,7 +1,7 @@
 /**
  * Acceptance criteria (AC-001): the testable conditions of a user story. Scoped by workspace.
  */
-import { and, asc, eq, gt } from "drizzle-orm";
+import { and, asc, eq, gt, type SQL, sql } from "drizzle-orm";
 import type { AcceptanceCriterion } from "../core/domain.js";
 import { DomainError } from "../core/errors.js";
 import { nextReference } from "./counters.repo.js";
@@ -43,6 +43,13 @@ function select(ex: Executor) {
 
 export function toCriterion({ id: _id, ...criterion }: Row): AcceptanceCriterion {
   return criterion;
+}
+
+/** The stored rows whose ids `ids` (a subquery) selects, in creation order: what a delete records. */
+export function criterionRowsIn(ex: Executor, workspaceId: number, ids: SQL): Promise<Row[]> {
+  return select(ex)
+    .where(and(eq(acceptanceCriteria.workspaceId, workspaceId), sql`${acceptanceCriteria.id} IN (${ids})`))
+    .orderBy(asc(acceptanceCriteria.id));
 }
 
 export function criterionNotFound(referenceId: string): DomainError {

@@ -5,16 +5,20 @@
  * that touch it, and reports every id. Each delete runs inside the caller's one write transaction.
  *
  * Rows are removed explicitly, children first (not through ON DELETE CASCADE), so what is reported is what
- * was deleted; the FTS triggers (drizzle/0002) take every deleted entity out of the search index. Reference
+ * was deleted, and each removed row (links included) first gets its `delete` revision in the same
+ * transaction, so its history stays readable by its id; the FTS triggers (drizzle/0002) take every deleted entity out of the search index. Reference
  * ids are never reissued: the counters (counters.repo.ts) only grow.
  */
 import { type SQL, sql } from "drizzle-orm";
 import { DomainError } from "../core/errors.js";
-import { criterionNotFound } from "./acceptance-criteria.repo.js";
+import { criterionNotFound, criterionRowsIn, toCriterion } from "./acceptance-criteria.repo.js";
 import type { Executor, Tx } from "./database.js";
-import { requireEpicRow } from "./epics.repo.js";
-import { requireRequirementRow } from "./requirements.repo.js";
-import { requireUserStoryRow } from "./user-stories.repo.js";
+import type { Actor } from "./entity-support.js";
+import { epicRowsIn, requireEpicRow, toEpic } from "./epics.repo.js";
+import { recordCascadedRelationshipDeletions } from "./relationships.repo.js";
+import { requirementRowsIn, requireRequirementRow, toRequirement } from "./requirements.repo.js";
+import { recordDeletions } from "./revisions.repo.js";
+import { requireUserStoryRow, toUserStory, userStoryRowsIn } from "./user-stories.repo.js";
 
 export interface DeletedRelationship {
   source_requirement_id: string;
@@ -113,15 +117,24 @@ async function refuseDependents(
   );
 }
 
-/** Removes everything in `scope` (links, criteria, requirements, stories, epics) and reports it. */
-async function remove(tx: Tx, workspaceId: number, scope: Scope): Promise<DeletedEntities> {
+/**
+ * Removes everything in `scope` (links, criteria, requirements, stories, epics) and reports it. Before the
+ * DELETE statements, while the rows still exist, every removed row gets its `delete` revision with its last
+ * state (one SELECT per kind and batched INSERTs, so a cascade over thousands of rows stays one quick write).
+ */
+async function remove(tx: Tx, workspaceId: number, scope: Scope, actor: Actor): Promise<DeletedEntities> {
   const [epics, stories, requirements, criteria, relationships] = [
-    await refs(tx, "epics", workspaceId, scope.epics),
-    await refs(tx, "user_stories", workspaceId, scope.stories),
-    await refs(tx, "requirements", workspaceId, scope.requirements),
-    await refs(tx, "acceptance_criteria", workspaceId, scope.criteria),
+    await epicRowsIn(tx, workspaceId, scope.epics),
+    await userStoryRowsIn(tx, workspaceId, scope.stories),
+    await requirementRowsIn(tx, workspaceId, scope.requirements),
+    await criterionRowsIn(tx, workspaceId, scope.criteria),
     await links(tx, workspaceId, scope.requirements, false),
   ];
+  await recordCascadedRelationshipDeletions(tx, workspaceId, scope.requirements, actor);
+  await recordDeletions(tx, workspaceId, "acceptance_criterion", criteria, toCriterion, actor);
+  await recordDeletions(tx, workspaceId, "requirement", requirements, toRequirement, actor);
+  await recordDeletions(tx, workspaceId, "user_story", stories, toUserStory, actor);
+  await recordDeletions(tx, workspaceId, "epic", epics, toEpic, actor);
   // Children first, each statement scoped to the workspace as well as to the subtree.
   await tx.run(sql`DELETE FROM relationships WHERE workspace_id = ${workspaceId}
     AND (source_requirement_id IN (${scope.requirements}) OR target_requirement_id IN (${scope.requirements}))`);
@@ -158,6 +171,7 @@ export async function deleteEpic(
   workspaceId: number,
   referenceId: string,
   cascade: boolean,
+  actor: Actor,
 ): Promise<DeleteResult> {
   const epic = await requireEpicRow(tx, workspaceId, referenceId);
   const stories = sql`SELECT id FROM user_stories WHERE workspace_id = ${workspaceId} AND epic_id = ${epic.id}`;
@@ -173,7 +187,7 @@ export async function deleteEpic(
       );
     }
   }
-  return { reference_id: referenceId, deleted: await remove(tx, workspaceId, scope) };
+  return { reference_id: referenceId, deleted: await remove(tx, workspaceId, scope, actor) };
 }
 
 export async function deleteUserStory(
@@ -181,6 +195,7 @@ export async function deleteUserStory(
   workspaceId: number,
   referenceId: string,
   cascade: boolean,
+  actor: Actor,
 ): Promise<DeleteResult> {
   const story = await requireUserStoryRow(tx, workspaceId, referenceId);
   const scope: Scope = { epics: NONE, ...storyScope(sql`SELECT ${story.id}`) };
@@ -204,7 +219,7 @@ export async function deleteUserStory(
       );
     }
   }
-  return { reference_id: referenceId, deleted: await remove(tx, workspaceId, scope) };
+  return { reference_id: referenceId, deleted: await remove(tx, workspaceId, scope, actor) };
 }
 
 export async function deleteRequirement(
@@ -212,6 +227,7 @@ export async function deleteRequirement(
   workspaceId: number,
   referenceId: string,
   cascade: boolean,
+  actor: Actor,
 ): Promise<DeleteResult> {
   const requirement = await requireRequirementRow(tx, workspaceId, referenceId);
   const scope: Scope = {
@@ -221,13 +237,14 @@ export async function deleteRequirement(
     criteria: NONE,
   };
   if (!cascade) await refuseDependents(tx, workspaceId, `Requirement ${referenceId}`, referenceId, scope);
-  return { reference_id: referenceId, deleted: await remove(tx, workspaceId, scope) };
+  return { reference_id: referenceId, deleted: await remove(tx, workspaceId, scope, actor) };
 }
 
 export async function deleteAcceptanceCriterion(
   tx: Tx,
   workspaceId: number,
   referenceId: string,
+  actor: Actor,
 ): Promise<DeleteResult> {
   const rows = await tx.all<{ id: number }>(
     sql`SELECT id FROM acceptance_criteria WHERE workspace_id = ${workspaceId} AND reference_id = ${referenceId}`,
@@ -240,5 +257,5 @@ export async function deleteAcceptanceCriterion(
     requirements: NONE,
     criteria: sql`SELECT ${Number(row.id)}`,
   };
-  return { reference_id: referenceId, deleted: await remove(tx, workspaceId, scope) };
+  return { reference_id: referenceId, deleted: await remove(tx, workspaceId, scope, actor) };
 }

@@ -2,7 +2,7 @@
  * Epics (EP-001): the top of the hierarchy. Every query is scoped by workspace; an epic of another
  * workspace is simply not found.
  */
-import { and, asc, eq, gt } from "drizzle-orm";
+import { and, asc, eq, gt, type SQL, sql } from "drizzle-orm";
 import type { EntityPatch, EntityStatus, Epic } from "../core/domain.js";
 import { DomainError } from "../core/errors.js";
 import type { Executor, Tx } from "./database.js";
@@ -50,6 +50,13 @@ function select(ex: Executor) {
 
 export function toEpic({ id: _id, ...epic }: Row): Epic {
   return epic;
+}
+
+/** The stored rows whose ids `ids` (a subquery) selects, in creation order: what a delete records. */
+export function epicRowsIn(ex: Executor, workspaceId: number, ids: SQL): Promise<Row[]> {
+  return select(ex)
+    .where(and(eq(epics.workspaceId, workspaceId), sql`${epics.id} IN (${ids})`))
+    .orderBy(asc(epics.id));
 }
 
 /** The stored row (with its internal id) for a normalized reference id, or undefined. */

@@ -2,7 +2,7 @@
  * Relationships between requirements (source → target, typed by a relationship type's name). Both ends
  * belong to the same workspace: a requirement of another workspace is simply not found.
  */
-import { and, asc, eq, inArray, or, type SQL, sql } from "drizzle-orm";
+import { and, asc, eq, or, type SQL, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/sqlite-core";
 import type { Relationship } from "../core/domain.js";
 import { DomainError } from "../core/errors.js";
@@ -10,7 +10,7 @@ import type { Executor, Tx } from "./database.js";
 import { type Actor, creators, inWorkspace, iso } from "./entity-support.js";
 import { relationshipTypeId } from "./requirement-types.repo.js";
 import { requireRequirementRow } from "./requirements.repo.js";
-import { recordDeletion, recordRevision } from "./revisions.repo.js";
+import { recordDeletion, recordDeletions, recordRevision } from "./revisions.repo.js";
 import { relationships, relationshipTypes, requirements } from "./schema.js";
 
 const sources = alias(requirements, "sources");
@@ -97,6 +97,15 @@ export function toRelationship({ id: _id, ...relationship }: Row): Relationship 
 /** What history keeps of a relationship: its stored fields (suspect is derived, so it is left out). */
 function relationshipSnapshot({ id: _id, suspect: _suspect, ...stored }: Row) {
   return stored;
+}
+
+/** A row with its history reference id, for `recordDeletion`; its snapshot is the same as on create. */
+function withReference(row: Row): Row & { reference_id: string } {
+  return { ...row, reference_id: describe(row) };
+}
+
+function deletedSnapshot({ reference_id: _ref, ...row }: Row & { reference_id: string }) {
+  return relationshipSnapshot(row);
 }
 
 function recordRelationship(
@@ -202,53 +211,46 @@ export async function deleteRelationship(
 ): Promise<Relationship> {
   const { ids, existing } = await requireOne(tx, workspaceId, key);
   await tx.delete(relationships).where(byIds(workspaceId, ids));
-  await recordDeletion(
-    tx,
-    workspaceId,
-    "relationship",
-    { ...existing, reference_id: describe(existing) },
-    relationshipSnapshot,
-    actor,
-    { source: existing.source_requirement_id, target: existing.target_requirement_id },
-  );
+  await recordDeletion(tx, workspaceId, "relationship", withReference(existing), deletedSnapshot, actor, {
+    source: existing.source_requirement_id,
+    target: existing.target_requirement_id,
+  });
   return toRelationship(existing);
 }
 
 /**
  * For deletes that cascade to relationships (a requirement, or a story or epic above it): records the
- * deletion of every relationship with an end among `requirementRowIds`. Call it in the delete's transaction
- * before the DELETE statement, while the rows still exist, so each link's history ends with its delete in
- * both ends' histories (as delete_relationship records it).
+ * deletion of every relationship with an end among the requirements `requirementRowIds` selects (a subquery,
+ * so a story of thousands of requirements binds no list). Call it in the delete's transaction before the
+ * DELETE statement, while the rows still exist, so each link's history ends with its delete in both ends'
+ * histories (as delete_relationship records it).
  */
 export async function recordCascadedRelationshipDeletions(
   tx: Tx,
   workspaceId: number,
-  requirementRowIds: number[],
+  requirementRowIds: SQL,
   actor: Actor,
 ): Promise<void> {
-  if (requirementRowIds.length === 0) return;
   const rows = await select(tx)
     .where(
       and(
         eq(relationships.workspaceId, workspaceId),
         or(
-          inArray(relationships.sourceRequirementId, requirementRowIds),
-          inArray(relationships.targetRequirementId, requirementRowIds),
+          sql`${relationships.sourceRequirementId} IN (${requirementRowIds})`,
+          sql`${relationships.targetRequirementId} IN (${requirementRowIds})`,
         ),
       ),
     )
     .orderBy(asc(relationships.id));
-  for (const row of rows) {
-    await recordDeletion(
-      tx,
-      workspaceId,
-      "relationship",
-      { ...row, reference_id: describe(row) },
-      relationshipSnapshot,
-      actor,
-      { source: row.source_requirement_id, target: row.target_requirement_id },
-    );
-  }
+  await recordDeletions(
+    tx,
+    workspaceId,
+    "relationship",
+    rows.map(withReference),
+    deletedSnapshot,
+    actor,
+    (row) => ({ source: row.source_requirement_id, target: row.target_requirement_id }),
+  );
 }
 
 /** Relationships where the requirement is the source (outgoing) or the target (incoming). */

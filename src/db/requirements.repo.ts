@@ -61,6 +61,13 @@ export function toRequirement({ id: _id, story_row_id: _story, ...requirement }:
   return requirement;
 }
 
+/** The stored rows whose ids `ids` (a subquery) selects, in creation order: what a delete records. */
+export function requirementRowsIn(ex: Executor, workspaceId: number, ids: SQL): Promise<Row[]> {
+  return select(ex)
+    .where(and(eq(requirements.workspaceId, workspaceId), sql`${requirements.id} IN (${ids})`))
+    .orderBy(asc(requirements.id));
+}
+
 export function requirementNotFound(referenceId: string): DomainError {
   return DomainError.notFound(
     `Requirement not found: ${referenceId}. Call search_requirements or list_requirements to find the right requirement id.`,

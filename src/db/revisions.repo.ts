@@ -40,16 +40,10 @@ export function setHistoryRecording(on: boolean): void {
   recording = on;
 }
 
-/** Appends one revision inside the write's transaction `tx`. */
-export async function recordRevision(
-  tx: Tx,
-  workspaceId: number,
-  entry: RevisionEntry,
-  actor: Actor,
-): Promise<void> {
-  if (!recording) return;
+/** The row a revision is stored as. */
+function revisionValues(workspaceId: number, entry: RevisionEntry, actor: Actor) {
   const change = actor.change ?? {};
-  await tx.insert(revisions).values({
+  return {
     workspaceId,
     entityKind: entry.kind,
     entityId: entry.entityId,
@@ -66,7 +60,35 @@ export async function recordRevision(
     changeNote: change.changeNote ?? null,
     source: change.source ?? null,
     createdAt: iso(actor.now),
-  });
+  };
+}
+
+/** Appends one revision inside the write's transaction `tx`. */
+export async function recordRevision(
+  tx: Tx,
+  workspaceId: number,
+  entry: RevisionEntry,
+  actor: Actor,
+): Promise<void> {
+  if (!recording) return;
+  await tx.insert(revisions).values(revisionValues(workspaceId, entry, actor));
+}
+
+/** Rows per INSERT: 16 bound values each stays far below SQLite's limit on bound parameters. */
+const BATCH = 500;
+
+/** Appends many revisions of one write (a cascading delete) with one INSERT per `BATCH` rows. */
+async function recordRevisions(
+  tx: Tx,
+  workspaceId: number,
+  entries: RevisionEntry[],
+  actor: Actor,
+): Promise<void> {
+  if (!recording) return;
+  for (let i = 0; i < entries.length; i += BATCH) {
+    const values = entries.slice(i, i + BATCH).map((e) => revisionValues(workspaceId, e, actor));
+    await tx.insert(revisions).values(values);
+  }
 }
 
 /** A row as the repositories hold it after a write: its row id and the entity as shown, with its revision. */
@@ -104,7 +126,7 @@ export async function recordWrite<R extends WrittenRow, T extends object>(
  * delete. The revision takes the next number and keeps the last state as its snapshot, so the deleted
  * entity's history (and any baseline that froze it) stays readable by its reference id.
  */
-export async function recordDeletion<R extends WrittenRow, T extends object>(
+export function recordDeletion<R extends WrittenRow, T extends object>(
   tx: Tx,
   workspaceId: number,
   kind: RevisionKind,
@@ -113,20 +135,31 @@ export async function recordDeletion<R extends WrittenRow, T extends object>(
   actor: Actor,
   ends?: { source: string; target: string },
 ): Promise<void> {
-  await recordRevision(
-    tx,
-    workspaceId,
-    {
+  return recordDeletions(tx, workspaceId, kind, [row], show, actor, ends ? () => ends : undefined);
+}
+
+/** `recordDeletion` for every row a cascading delete removes, batched (a story may hold thousands). */
+export function recordDeletions<R extends WrittenRow, T extends object>(
+  tx: Tx,
+  workspaceId: number,
+  kind: RevisionKind,
+  rows: R[],
+  show: (row: R) => T,
+  actor: Actor,
+  endsOf?: (row: R) => { source: string; target: string },
+): Promise<void> {
+  const entries = rows.map(
+    (row): RevisionEntry => ({
       kind,
       entityId: row.id,
       referenceId: row.reference_id,
       revision: row.revision + 1,
       op: "delete",
       snapshot: show(row),
-      ...(ends ? { ends } : {}),
-    },
-    actor,
+      ...(endsOf ? { ends: endsOf(row) } : {}),
+    }),
   );
+  return recordRevisions(tx, workspaceId, entries, actor);
 }
 
 // ----- reads --------------------------------------------------------------------------------------------

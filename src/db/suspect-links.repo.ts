@@ -3,11 +3,12 @@
  * confirmed; once either end has a newer revision the link may no longer hold. Trace citations pinned to a
  * revision (traceability) go suspect the same way and are listed beside them.
  */
-import { and, asc, eq, or, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, or, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/sqlite-core";
 import type { Executor } from "./database.js";
 import { isSuspect, relationshipSources, relationshipTargets } from "./relationships.repo.js";
-import { relationships, relationshipTypes, userStories } from "./schema.js";
+import { relationships, relationshipTypes, traceCitations, userStories } from "./schema.js";
+import { citationPinnedBefore, latestSnapshots } from "./trace-coverage.repo.js";
 
 export interface SuspectRelationship {
   source_requirement_id: string;
@@ -68,24 +69,73 @@ export async function suspectRelationships(
   }));
 }
 
-/** A trace citation (code, commit or test citing an entity) pinned to a revision the entity has moved past. */
+/** A trace citation (code, test or doc citing an entity) pinned to a revision the entity has moved past. */
 export interface SuspectCitation {
   reference_id: string;
+  entity_kind: string;
+  repository: string;
+  commit: string;
+  file: string;
+  line: number;
+  /** impl | test | doc */
+  kind: string;
   pinned_revision: number;
   revision_now: number;
-  [detail: string]: unknown;
 }
 
 /**
- * Trace citations pinned to an older revision than their entity's current one. The trace tables belong to
- * the traceability work (migration 0006 on its branch) and are not on this branch: when they merge, join
- * them here (citations with a pinned revision whose entity's `revision` is greater, in the epic when
- * `epicRowId` is set). Until then there are none to list.
+ * How each cited kind is joined (`e` is the cited row) and what puts it in an epic: a requirement or
+ * criterion through its story, a story directly, an epic by being it.
+ */
+const CITED = [
+  { kind: "epic", table: "epics", story: false, epicColumn: "e.id" },
+  { kind: "user_story", table: "user_stories", story: false, epicColumn: "e.epic_id" },
+  { kind: "requirement", table: "requirements", story: true, epicColumn: "st.epic_id" },
+  { kind: "acceptance_criterion", table: "acceptance_criteria", story: true, epicColumn: "st.epic_id" },
+] as const;
+
+/**
+ * Citations in the latest snapshot of each repository pinned to an older revision than their entity's
+ * current one (the rule of `citationPinnedBefore`, shared with get_requirement_traces and trace_summary),
+ * or only those citing an entity of one epic (`epicRowId`). One query per cited kind; ordered by
+ * repository, file and line.
  */
 export async function suspectCitations(
-  _ex: Executor,
-  _workspaceId: number,
-  _epicRowId?: number,
+  ex: Executor,
+  workspaceId: number,
+  epicRowId?: number,
 ): Promise<SuspectCitation[]> {
-  return [];
+  const snapshotIds = (await latestSnapshots(ex, workspaceId)).map((s) => s.snapshot_id);
+  if (snapshotIds.length === 0) return [];
+  const out: SuspectCitation[] = [];
+  for (const c of CITED) {
+    const rows = await ex.all<SuspectCitation>(sql`
+      SELECT e.reference_id AS reference_id, ${c.kind} AS entity_kind, s.repository AS repository,
+        s.commit_sha AS "commit", ${traceCitations.file} AS file, ${traceCitations.line} AS line,
+        ${traceCitations.kind} AS kind, ${traceCitations.revision} AS pinned_revision, e.revision AS revision_now
+      FROM ${traceCitations}
+      JOIN trace_snapshots s ON s.id = ${traceCitations.snapshotId}
+      JOIN ${sql.identifier(c.table)} e ON e.id = ${traceCitations.entityId} AND e.workspace_id = ${workspaceId}
+      ${c.story ? sql`JOIN user_stories st ON st.id = e.user_story_id` : sql``}
+      WHERE ${traceCitations.workspaceId} = ${workspaceId}
+        AND ${inArray(traceCitations.snapshotId, snapshotIds)}
+        AND ${traceCitations.entityKind} = ${c.kind}
+        AND ${citationPinnedBefore(sql`e.revision`)}
+        ${epicRowId === undefined ? sql`` : sql`AND ${sql.raw(c.epicColumn)} = ${epicRowId}`}`);
+    out.push(
+      ...rows.map((r) => ({
+        ...r,
+        line: Number(r.line),
+        pinned_revision: Number(r.pinned_revision),
+        revision_now: Number(r.revision_now),
+      })),
+    );
+  }
+  return out.sort(
+    (a, b) =>
+      a.repository.localeCompare(b.repository) ||
+      a.file.localeCompare(b.file) ||
+      a.line - b.line ||
+      a.reference_id.localeCompare(b.reference_id),
+  );
 }

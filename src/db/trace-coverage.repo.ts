@@ -3,7 +3,20 @@
  * snapshots, untraced requirements, orphan and suspect citations. Every query is scoped to one workspace;
  * "latest" is the highest snapshot id of a repository.
  */
-import { and, asc, count, desc, eq, gt, inArray, lt, notExists, sql } from "drizzle-orm";
+import {
+  and,
+  asc,
+  count,
+  desc,
+  eq,
+  gt,
+  inArray,
+  lt,
+  notExists,
+  type SQL,
+  type SQLWrapper,
+  sql,
+} from "drizzle-orm";
 import {
   type CitationTally,
   coverageStatus,
@@ -15,6 +28,15 @@ import type { Executor } from "./database.js";
 import { decodeCursor, isPositiveInt, type Page, pageOf } from "./entity-support.js";
 import { requirements, traceCitations, traceCommits, traceSnapshots, userStories } from "./schema.js";
 import { compareIds, resolveReferences } from "./traces.repo.js";
+
+/**
+ * The SQL form of `isSuspect` (core/trace-coverage.ts), the one rule for a suspect citation: pinned to a
+ * revision older than `current`, the cited entity's revision now (joined by the citation's entity id, so an
+ * orphan is never suspect). Coverage tallies, suspect links and the summary all apply it.
+ */
+export function citationPinnedBefore(current: SQLWrapper): SQL<number> {
+  return sql<number>`(${traceCitations.revision} IS NOT NULL AND ${traceCitations.revision} < ${current})`;
+}
 
 export interface SnapshotInfo {
   snapshot_id: number;
@@ -113,7 +135,7 @@ export async function requirementTallies(
       reference_id: requirements.referenceId,
       kind: traceCitations.kind,
       n: count(),
-      suspect: sql<number>`coalesce(sum(${traceCitations.revision} IS NOT NULL AND ${traceCitations.revision} < ${requirements.revision}), 0)`,
+      suspect: sql<number>`coalesce(sum(${citationPinnedBefore(requirements.revision)}), 0)`,
     })
     .from(traceCitations)
     .innerJoin(

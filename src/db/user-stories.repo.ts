@@ -1,7 +1,7 @@
 /**
  * User stories (US-001): belong to an epic; hold requirements and acceptance criteria. Scoped by workspace.
  */
-import { and, asc, eq, gt } from "drizzle-orm";
+import { and, asc, eq, gt, type SQL, sql } from "drizzle-orm";
 import type { EntityPatch, EntityStatus, UserStory } from "../core/domain.js";
 import { DomainError } from "../core/errors.js";
 import type { Executor, Tx } from "./database.js";
@@ -54,6 +54,13 @@ function select(ex: Executor) {
 
 export function toUserStory({ id: _id, epic_row_id: _epic, ...story }: Row): UserStory {
   return story;
+}
+
+/** The stored rows whose ids `ids` (a subquery) selects, in creation order: what a delete records. */
+export function userStoryRowsIn(ex: Executor, workspaceId: number, ids: SQL): Promise<Row[]> {
+  return select(ex)
+    .where(and(eq(userStories.workspaceId, workspaceId), sql`${userStories.id} IN (${ids})`))
+    .orderBy(asc(userStories.id));
 }
 
 export function userStoryNotFound(referenceId: string): DomainError {

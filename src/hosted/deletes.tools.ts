@@ -1,7 +1,8 @@
 /**
  * Deletes (issue item 18): editor and above (access.ts, from the annotations). Each runs in one write
  * transaction; a delete that would orphan children or break a depends_on link is refused, naming what
- * blocks, unless `cascade: true`. The result lists every id removed. Deleted ids are never reissued.
+ * blocks, unless `cascade: true`. The result lists every id removed. Deleted ids are never reissued; each
+ * removed item's history ends with a `delete` revision carrying the call's change_note and source.
  */
 import { z } from "zod";
 import {
@@ -10,7 +11,7 @@ import {
   deleteRequirement,
   deleteUserStory,
 } from "../db/deletes.repo.js";
-import { DELETE, hostedTool } from "./access.js";
+import { actor, DELETE, hostedTool } from "./access.js";
 import { criterionId, epicId, requirementId, userStoryId } from "./schemas.js";
 
 const cascade = (what: string) =>
@@ -53,8 +54,9 @@ export const deleteEpicTool = hostedTool({
   }),
   output: deletedOutput,
   annotations: DELETE,
+  recordsHistory: true,
   handler: ({ epic_id, cascade }, ctx) =>
-    ctx.database.write((tx) => deleteEpic(tx, ctx.auth.workspaceId, epic_id, cascade)),
+    ctx.database.write((tx) => deleteEpic(tx, ctx.auth.workspaceId, epic_id, cascade, actor(ctx))),
 });
 
 export const deleteUserStoryTool = hostedTool({
@@ -68,23 +70,27 @@ export const deleteUserStoryTool = hostedTool({
   }),
   output: deletedOutput,
   annotations: DELETE,
+  recordsHistory: true,
   handler: ({ user_story_id, cascade }, ctx) =>
-    ctx.database.write((tx) => deleteUserStory(tx, ctx.auth.workspaceId, user_story_id, cascade)),
+    ctx.database.write((tx) => deleteUserStory(tx, ctx.auth.workspaceId, user_story_id, cascade, actor(ctx))),
 });
 
 export const deleteRequirementTool = hostedTool({
   name: "delete_requirement",
   title: "Delete requirement",
   description:
-    "Delete a requirement for good, with its own relationships. Refused while another requirement depends_on it (the answer names the links): remove them with delete_relationship first, or pass cascade: true to remove them with it. Returns every id and link removed. To retire a requirement but keep its history, set status Obsolete with update_requirement instead.",
+    "Delete a requirement for good, with its own relationships. Refused while another requirement depends_on it (the answer names the links): remove them with delete_relationship first, or pass cascade: true to remove them with it. Returns every id and link removed. Its history (and that of every link removed) stays readable with get_history. To retire a requirement but keep it in the tree, set status Obsolete with update_requirement instead.",
   input: z.object({
     requirement_id: requirementId(),
     cascade: cascade("the depends_on links of other requirements that point at it"),
   }),
   output: deletedOutput,
   annotations: DELETE,
+  recordsHistory: true,
   handler: ({ requirement_id, cascade }, ctx) =>
-    ctx.database.write((tx) => deleteRequirement(tx, ctx.auth.workspaceId, requirement_id, cascade)),
+    ctx.database.write((tx) =>
+      deleteRequirement(tx, ctx.auth.workspaceId, requirement_id, cascade, actor(ctx)),
+    ),
 });
 
 export const deleteAcceptanceCriteriaTool = hostedTool({
@@ -95,8 +101,11 @@ export const deleteAcceptanceCriteriaTool = hostedTool({
   input: z.object({ acceptance_criteria_id: criterionId() }),
   output: deletedOutput,
   annotations: DELETE,
+  recordsHistory: true,
   handler: ({ acceptance_criteria_id }, ctx) =>
-    ctx.database.write((tx) => deleteAcceptanceCriterion(tx, ctx.auth.workspaceId, acceptance_criteria_id)),
+    ctx.database.write((tx) =>
+      deleteAcceptanceCriterion(tx, ctx.auth.workspaceId, acceptance_criteria_id, actor(ctx)),
+    ),
 });
 
 /** Leaf first: the order tools/list shows them. */

@@ -1,6 +1,7 @@
 /**
  * Suspect links (change control item 3): links whose ends changed since they were created or confirmed,
- * and the confirmation that they still hold.
+ * trace citations pinned to an older revision than their entity's current one, and the confirmation that
+ * a link still holds.
  */
 import { z } from "zod";
 import { requireEpicRow } from "../db/epics.repo.js";
@@ -21,20 +22,30 @@ const suspectRelationshipOutput = z.object({
   changed: z.array(z.enum(["source", "target"])).describe("The ends that changed since."),
 });
 
-const suspectCitationOutput = z
-  .object({
-    reference_id: z.string(),
-    pinned_revision: z.number().int(),
-    revision_now: z.number().int(),
-  })
-  .catchall(z.unknown());
+const suspectCitationOutput = z.object({
+  reference_id: z.string().describe("The cited entity."),
+  entity_kind: z.enum(["epic", "user_story", "requirement", "acceptance_criterion"]),
+  repository: z.string(),
+  commit: z.string().describe("The commit of the repository's latest pushed scan."),
+  file: z.string(),
+  line: z.number().int(),
+  kind: z.enum(["impl", "test", "doc"]),
+  pinned_revision: z.number().int().describe("The revision the code pins (`REQ-001@2`)."),
+  revision_now: z.number().int().describe("The entity's current revision."),
+});
 
 export const listSuspectLinksTool = hostedTool({
   name: "list_suspect_links",
   title: "List suspect links",
   description:
-    "Links that may be stale: relationships whose source or target requirement changed since the link was created or last confirmed, and trace citations pinned to an older revision of what they cite. Optionally only those touching one epic. For each, see what changed with diff_revisions (from the remembered revision), then update the dependent requirement or test, or call confirm_relationship if the link still holds.",
-  input: z.object({ epic_id: epicId().optional().describe("Only links with an end in this epic.") }),
+    "Links that may be stale: relationships whose source or target requirement changed since the link was created or last confirmed, and trace citations (in the latest pushed scan of each repository) pinned to an older revision of what they cite, with repository, file and line. Optionally only those touching one epic. For each, see what changed with diff_revisions (from the remembered revision), then update the dependent requirement or test, or call confirm_relationship if the link still holds.",
+  input: z.object({
+    epic_id: epicId()
+      .optional()
+      .describe(
+        "Only links with an end in this epic, and citations of its epic, stories, requirements or criteria.",
+      ),
+  }),
   output: z.object({
     relationships: z.array(suspectRelationshipOutput),
     trace_citations: z.array(suspectCitationOutput),

@@ -1,8 +1,10 @@
 /**
  * Change control, property test: random sequences of every write tool under change control, on both faces
  * (/api/v1/mcp and /mcp), some in concurrent batches, over a real app and database. Afterwards:
- * - every acknowledged write has exactly one revision (and a refused one none), numbered 1..n per entity;
- * - replaying the revisions in order reproduces every entity's current state exactly, deletes included;
+ * - every acknowledged write has exactly one revision per entity it wrote (a delete: one per item it
+ *   removed, cascades included; a refused write none), numbered 1..n per entity;
+ * - replaying the revisions in order reproduces every entity's current state exactly, deletes included: a
+ *   deleted entity's replay ends deleted;
  * - a baseline reads back exactly as it did when it was made.
  */
 import fc from "fast-check";
@@ -34,7 +36,7 @@ interface Op {
 const RELATIONSHIP_TYPES = ["depends_on", "blocks", "relates_to"];
 
 const opArb = fc.record({
-  kind: fc.integer({ min: 0, max: 13 }),
+  kind: fc.integer({ min: 0, max: 21 }),
   a: fc.nat(50),
   b: fc.nat(50),
   text: fc.stringMatching(/^[a-z]{1,6}( [a-z]{1,6}){0,4}$/),
@@ -47,6 +49,8 @@ interface World {
   reqs: string[];
   acs: string[];
   links: Set<string>;
+  /** `kind reference` of every entity and link a delete removed. */
+  gone: Set<string>;
 }
 
 const pick = (list: string[], i: number): string | undefined => list[i % Math.max(1, list.length)];
@@ -65,7 +69,8 @@ function callFor(op: Op, w: World, n: number): Call | undefined {
   const req = pick(w.reqs, op.a);
   const ac = pick(w.acs, op.a);
   const priority = (op.b % 4) + 1;
-  switch (op.kind) {
+  // 18-21 are creates again, so deletes (14-17) do not empty the world.
+  switch (op.kind >= 18 ? [0, 2, 4, 8][op.kind - 18] : op.kind) {
     case 0:
       return need([], "create_epic", { title: `E ${op.text} ${n}`, ...note });
     case 1:
@@ -114,6 +119,15 @@ function callFor(op: Op, w: World, n: number): Call | undefined {
         ...note,
       });
     }
+    case 14:
+      return need([ac], "delete_acceptance_criteria", { acceptance_criteria_id: ac, ...note });
+    case 15:
+      return need([req], "delete_requirement", { requirement_id: req, cascade: op.b % 2 === 0, ...note });
+    case 16:
+      // Without cascade a story with children is refused: that must leave no revision either.
+      return need([story], "delete_user_story", { user_story_id: story, cascade: op.b % 2 === 0, ...note });
+    case 17:
+      return need([epic], "delete_epic", { epic_id: epic, cascade: op.b % 2 === 0, ...note });
     default: {
       const link = [...w.links][op.a % Math.max(1, w.links.size)];
       if (!link) return undefined;
@@ -128,6 +142,54 @@ function callFor(op: Op, w: World, n: number): Call | undefined {
   }
 }
 
+interface Deleted {
+  epics: string[];
+  user_stories: string[];
+  requirements: string[];
+  acceptance_criteria: string[];
+  relationships: {
+    source_requirement_id: string;
+    relationship_type: string;
+    target_requirement_id: string;
+  }[];
+}
+
+const isDelete = (name: string) => name.startsWith("delete_") && name !== "delete_relationship";
+
+/** How many revisions an acknowledged write appends: one, or one per item a delete removed. */
+function revisionsOf(name: string, out: Record<string, unknown>): number {
+  if (!isDelete(name)) return 1;
+  const d = out.deleted as Deleted;
+  return (
+    d.epics.length +
+    d.user_stories.length +
+    d.requirements.length +
+    d.acceptance_criteria.length +
+    d.relationships.length
+  );
+}
+
+/** Takes what a delete removed out of the world (run after the batch's other writes were learned). */
+function forget(w: World, out: Record<string, unknown>): void {
+  const d = out.deleted as Deleted;
+  const drop = (list: string[], ids: string[], kind: string) => {
+    for (const id of ids) {
+      w.gone.add(`${kind} ${id}`);
+      const i = list.indexOf(id);
+      if (i >= 0) list.splice(i, 1);
+    }
+  };
+  drop(w.epics, d.epics, "epic");
+  drop(w.stories, d.user_stories, "user_story");
+  drop(w.reqs, d.requirements, "requirement");
+  drop(w.acs, d.acceptance_criteria, "acceptance_criterion");
+  for (const l of d.relationships) {
+    const key = `${l.source_requirement_id} ${l.relationship_type} ${l.target_requirement_id}`;
+    w.links.delete(key);
+    w.gone.add(`relationship ${key}`);
+  }
+}
+
 function learn(w: World, name: string, args: Record<string, unknown>, out: Record<string, unknown>): void {
   const ref = out.reference_id as string;
   if (name === "create_epic") w.epics.push(ref);
@@ -135,8 +197,14 @@ function learn(w: World, name: string, args: Record<string, unknown>, out: Recor
   if (name === "create_requirement") w.reqs.push(ref);
   if (name === "create_acceptance_criteria") w.acs.push(ref);
   const key = `${args.source_requirement_id} ${out.relationship_type} ${args.target_requirement_id}`;
-  if (name === "create_relationship") w.links.add(key);
-  if (name === "delete_relationship") w.links.delete(key);
+  if (name === "create_relationship") {
+    w.links.add(key);
+    w.gone.delete(`relationship ${key}`);
+  }
+  if (name === "delete_relationship") {
+    w.links.delete(key);
+    w.gone.add(`relationship ${key}`);
+  }
 }
 
 type RevisionRow = {
@@ -190,8 +258,10 @@ async function currentState(workspaceId: number, w: World): Promise<Map<string, 
 
 let run = 0;
 let totalAcknowledged = 0;
+let totalDeleted = 0;
+let totalCascades = 0;
 
-test("revisions replay to the current state; one revision per acknowledged write; baselines never change", async () => {
+test("revisions replay to the current state, deletes included; one revision per item each acknowledged write touched; baselines never change", async () => {
   await fc.assert(
     fc.asyncProperty(
       fc.array(opArb, { minLength: 30, maxLength: 60 }),
@@ -202,8 +272,9 @@ test("revisions replay to the current state; one revision per acknowledged write
         const token = await t.createToken(`prop${run}`, "editor", slug);
         const ws = await t.database.read((db) => findWorkspaceBySlug(db, slug));
         if (!ws) throw new Error("no workspace");
-        const w: World = { epics: [], stories: [], reqs: [], acs: [], links: new Set() };
+        const w: World = { epics: [], stories: [], reqs: [], acs: [], links: new Set(), gone: new Set() };
         let acknowledged = 0;
+        let expected = 0;
         let n = 0;
         const baselines: { name: string; content: unknown }[] = [];
         for (let i = 0; i < ops.length; i += batch) {
@@ -215,13 +286,26 @@ test("revisions replay to the current state; one revision per acknowledged write
           const answers = await Promise.all(
             calls.map((c) => callTool(t, c.op.face, c.call.name, c.call.args, token)),
           );
-          answers.forEach((answer, j) => {
+          const acked = answers.flatMap((answer, j) => {
             const c = calls[j];
             const result = answer.body?.result;
-            if (!c || !result || result.isError) return; // refused: must leave no revision
-            acknowledged++;
-            learn(w, c.call.name, c.call.args, result.structuredContent as Record<string, unknown>);
+            if (!c || !result || result.isError) return []; // refused: must leave no revision
+            return [{ name: c.call.name, args: c.call.args, out: result.structuredContent }];
           });
+          // The batch's deletes last: a child created in the same batch before its parent's cascade went
+          // with it (and is in the delete's answer); one created after was refused.
+          for (const a of acked) {
+            acknowledged++;
+            expected += revisionsOf(a.name, a.out);
+            if (!isDelete(a.name)) learn(w, a.name, a.args, a.out);
+          }
+          for (const a of acked) {
+            if (!isDelete(a.name)) continue;
+            forget(w, a.out);
+            const removed = revisionsOf(a.name, a.out);
+            totalDeleted += removed;
+            if (removed > 1) totalCascades++;
+          }
           if (i % 10 === 0 && w.epics.length > 0) {
             const name = `b${i}`;
             const made = await callTool(t, "jsonrpc", "create_baseline", { name }, token);
@@ -233,7 +317,7 @@ test("revisions replay to the current state; one revision per acknowledged write
 
         totalAcknowledged += acknowledged;
         const rows = await revisionRows(ws.id);
-        expect(rows.length).toBe(acknowledged);
+        expect(rows.length).toBe(expected);
         // Replay: each entity's revisions are 1..n in order; the last state (or its deletion) is what is stored.
         const replayed = new Map<string, string | undefined>();
         const seen = new Map<string, number>();
@@ -245,6 +329,10 @@ test("revisions replay to the current state; one revision per acknowledged write
           replayed.set(name, r.op === "delete" ? undefined : r.snapshot);
         }
         const live = new Map([...replayed].filter((e): e is [string, string] => e[1] !== undefined));
+        for (const name of w.gone) {
+          expect(replayed.has(name), `${name} has revisions`).toBe(true);
+          expect(replayed.get(name), `${name} replays to deleted`).toBeUndefined();
+        }
         expect(live).toEqual(await currentState(ws.id, w));
 
         for (const b of baselines) {
@@ -256,6 +344,11 @@ test("revisions replay to the current state; one revision per acknowledged write
     { numRuns: 25, seed: 20_261_125 },
   );
   // The sequences did write (a property over refused calls only would prove nothing).
-  console.log(`change-control property: ${run} runs, ${totalAcknowledged} acknowledged writes`);
+  console.log(
+    `change-control property: ${run} runs, ${totalAcknowledged} acknowledged writes, ${totalDeleted} items deleted (${totalCascades} cascades)`,
+  );
   expect(totalAcknowledged).toBeGreaterThan(300);
+  // Deletes, cascades included, did happen.
+  expect(totalDeleted).toBeGreaterThan(20);
+  expect(totalCascades).toBeGreaterThan(5);
 }, 120_000);

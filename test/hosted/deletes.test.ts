@@ -2,7 +2,7 @@
  * delete_epic, delete_user_story, delete_requirement, delete_acceptance_criteria (issue item 18): editor and
  * above; refused while children or incoming depends_on links exist (naming what blocks) unless cascade;
  * cascade deletes the subtree and reports it; one transaction; ids never reissued; gone from search; and
- * the acceptance-criteria:// resource.
+ * the acceptance-criteria:// resource; and every removed item's history ends with its delete revision.
  */
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
@@ -37,6 +37,7 @@ const TABLES = [
   "acceptance_criteria",
   "relationships",
   "search_fts",
+  "revisions",
 ] as const;
 
 async function counts(): Promise<Record<(typeof TABLES)[number], number>> {
@@ -285,6 +286,8 @@ describe("deletes", () => {
       relationships: before.relationships - 2,
       // Every deleted entity left the index: 1 + 2 + 3 + 1.
       search_fts: before.search_fts - 7,
+      // And each of them, and each link, got its delete revision: 7 + 2.
+      revisions: before.revisions + 9,
     });
     const search = await ok<Results>(editor, "search_global", { query: "zebracorn" });
     expect(search.items.map((i) => i.reference_id).sort()).toEqual(["EP-002", "REQ-006", "US-003"]);
@@ -335,6 +338,256 @@ describe("deletes", () => {
     } finally {
       await h.database.client.execute("DROP TRIGGER fail_story_delete");
     }
+    expect(await counts()).toEqual(before);
+  });
+});
+
+type Revision = {
+  entity_kind: string;
+  reference_id: string;
+  revision: number;
+  op: string;
+  snapshot: Record<string, unknown>;
+  tool: string | null;
+  change_note: string | null;
+  source: string | null;
+};
+type Entity = { reference_id: string; revision: number };
+type BaselineItems = { items: { reference_id: string; revision: number; snapshot: unknown }[] };
+type Diff = {
+  items: { change: string; reference_id: string; from_revision: number | null; to_revision: number | null }[];
+};
+
+async function history(id: string): Promise<Revision[]> {
+  return (await ok<{ items: Revision[] }>(viewer, "get_history", { id, limit: 100 })).items;
+}
+
+/**
+ * The entity's own revisions, newest first (a requirement's history also holds its links'); a link's are
+ * read from its source's history, as get_history takes entity ids only.
+ */
+async function own(id: string): Promise<Revision[]> {
+  return (await history(id.split(" ")[0] ?? id)).filter((r) => r.reference_id === id);
+}
+
+/**
+ * Checks that `id`'s history ends with a delete revision by `tool` holding the state just before it (its
+ * previous revision's snapshot), readable with get_revision too.
+ */
+async function endsDeleted(id: string, tool: string, change: { change_note?: string; source?: string }) {
+  const [last, before] = await own(id);
+  expect(last, id).toMatchObject({
+    reference_id: id,
+    op: "delete",
+    tool,
+    change_note: change.change_note ?? null,
+    source: change.source ?? null,
+  });
+  expect(last?.revision, id).toBe((before?.revision ?? 0) + 1);
+  expect(last?.snapshot, id).toEqual(before?.snapshot);
+  if (!id.includes(" ")) {
+    expect(await ok(viewer, "get_revision", { id, revision: last?.revision })).toEqual(last);
+  }
+  return last;
+}
+
+const linkId = (source: string, type: string, target: string) => `${source} ${type} ${target}`;
+
+describe("history of deletes", () => {
+  test("each plain delete appends a delete revision with the last state, tool, change_note and source", async () => {
+    const epic = await ok<Entity>(editor, "create_epic", { title: "History epic" });
+    const story = await ok<Entity>(editor, "create_user_story", {
+      epic_id: epic.reference_id,
+      title: "History story",
+    });
+    const requirement = await ok<Entity>(editor, "create_requirement", req(story.reference_id, "Kept"));
+    await ok(editor, "update_requirement", {
+      requirement_id: requirement.reference_id,
+      description: "Kept, reworded",
+    });
+    const ac = await ok<Entity>(editor, "create_acceptance_criteria", {
+      user_story_id: story.reference_id,
+      description: "Given history, then it stays.",
+    });
+    const lastState = await ok<Record<string, unknown>>(editor, "get_user_story", {
+      user_story_id: story.reference_id,
+    });
+    await ok(editor, "create_baseline", { name: "before-plain-deletes" });
+    const frozen = await ok<BaselineItems>(viewer, "get_baseline", {
+      name: "before-plain-deletes",
+      limit: 100,
+    });
+    const ids = [ac.reference_id, requirement.reference_id, story.reference_id, epic.reference_id];
+    const rows = await counts();
+
+    const why = { change_note: "Dropped from scope", source: "https://tickets.example/T-9" };
+    await ok(editor, "delete_acceptance_criteria", { acceptance_criteria_id: ac.reference_id, ...why });
+    await ok(editor, "delete_requirement", { requirement_id: requirement.reference_id, ...why });
+    await ok(editor, "delete_user_story", { user_story_id: story.reference_id });
+    await ok(editor, "delete_epic", { epic_id: epic.reference_id, source: "meeting 2026-11-25" });
+    expect((await counts()).revisions).toBe(rows.revisions + 4);
+
+    await endsDeleted(ac.reference_id, "delete_acceptance_criteria", why);
+    const reqDelete = await endsDeleted(requirement.reference_id, "delete_requirement", why);
+    expect(reqDelete?.revision).toBe(3);
+    expect(reqDelete?.snapshot).toMatchObject({ description: "Kept, reworded", revision: 2 });
+    const storyDelete = await endsDeleted(story.reference_id, "delete_user_story", {});
+    // The last state is the story exactly as the tools showed it (children aside: they are not stored).
+    const { requirements: _r, acceptance_criteria: _a, ...story0 } = lastState;
+    expect(storyDelete?.snapshot).toEqual(story0);
+    await endsDeleted(epic.reference_id, "delete_epic", { source: "meeting 2026-11-25" });
+
+    // The baseline taken before still reads them as they were; a diff from it lists them as removed.
+    const again = await ok<BaselineItems>(viewer, "get_baseline", {
+      name: "before-plain-deletes",
+      limit: 100,
+    });
+    expect(again).toEqual(frozen);
+    for (const id of ids) expect(again.items.map((i) => i.reference_id)).toContain(id);
+    const diff = await ok<Diff>(viewer, "diff_baseline", { from: "before-plain-deletes", limit: 100 });
+    for (const id of ids) {
+      expect(
+        diff.items.find((i) => i.reference_id === id),
+        id,
+      ).toMatchObject({
+        change: "removed",
+        to_revision: null,
+      });
+    }
+  });
+
+  test("a cascade records a delete for every child and link, in both ends' histories", async () => {
+    const epic = await ok<Entity>(editor, "create_epic", { title: "Cascade epic" });
+    const story = await ok<Entity>(editor, "create_user_story", {
+      epic_id: epic.reference_id,
+      title: "Cascade story",
+    });
+    const a = await ok<Entity>(editor, "create_requirement", req(story.reference_id, "Cascade A"));
+    const b = await ok<Entity>(editor, "create_requirement", req(story.reference_id, "Cascade B"));
+    const ac = await ok<Entity>(editor, "create_acceptance_criteria", {
+      user_story_id: story.reference_id,
+      description: "Given a cascade, then all goes.",
+    });
+    const outsideStory = await ok<Entity>(editor, "create_user_story", {
+      epic_id: "EP-003",
+      title: "Outside",
+    });
+    const outside = await ok<Entity>(editor, "create_requirement", req(outsideStory.reference_id, "Outside"));
+    const link = (source: string, type: string, target: string) =>
+      ok(editor, "create_relationship", {
+        source_requirement_id: source,
+        target_requirement_id: target,
+        relationship_type: type,
+      });
+    await link(outside.reference_id, "depends_on", a.reference_id);
+    await link(a.reference_id, "relates_to", b.reference_id);
+    await ok(editor, "update_requirement", { requirement_id: b.reference_id, title: "Cascade B2" });
+    await ok(editor, "confirm_relationship", {
+      source_requirement_id: a.reference_id,
+      target_requirement_id: b.reference_id,
+      relationship_type: "relates_to",
+    });
+    await ok(editor, "create_baseline", { name: "before-cascade" });
+    const rows = await counts();
+
+    const why = { change_note: "Epic cancelled", source: "board 2026-11-25" };
+    const out = await ok<Deleted>(editor, "delete_epic", {
+      epic_id: epic.reference_id,
+      cascade: true,
+      ...why,
+    });
+    expect(out.deleted.requirements).toEqual([a.reference_id, b.reference_id]);
+    // 1 epic, 1 story, 2 requirements, 1 criterion, 2 links.
+    expect((await counts()).revisions).toBe(rows.revisions + 7);
+
+    for (const id of [epic, story, a, b, ac].map((e) => e.reference_id)) {
+      await endsDeleted(id, "delete_epic", why);
+    }
+    const outsideLink = linkId(outside.reference_id, "depends_on", a.reference_id);
+    const innerLink = linkId(a.reference_id, "relates_to", b.reference_id);
+    const inner = await endsDeleted(innerLink, "delete_epic", why);
+    expect(inner).toMatchObject({ entity_kind: "relationship", revision: 3 });
+    await endsDeleted(outsideLink, "delete_epic", why);
+    // Both ends of each removed link show its delete; the outside requirement lives on.
+    const linkDeletes = async (id: string) =>
+      (await history(id)).filter((r) => r.entity_kind === "relationship" && r.op === "delete");
+    expect((await linkDeletes(a.reference_id)).map((r) => r.reference_id).sort()).toEqual(
+      [innerLink, outsideLink].sort(),
+    );
+    expect((await linkDeletes(b.reference_id)).map((r) => r.reference_id)).toEqual([innerLink]);
+    expect((await linkDeletes(outside.reference_id)).map((r) => r.reference_id)).toEqual([outsideLink]);
+    expect((await own(outside.reference_id))[0]?.op).toBe("create");
+
+    const diff = await ok<Diff>(viewer, "diff_baseline", { from: "before-cascade", limit: 100 });
+    expect(
+      diff.items
+        .filter((i) => i.change === "removed")
+        .map((i) => i.reference_id)
+        .sort(),
+    ).toEqual(
+      [epic, story, a, b, ac]
+        .map((e) => e.reference_id)
+        .concat(innerLink, outsideLink)
+        .sort(),
+    );
+  });
+
+  test("a story or requirement cascade records its children's and links' deletes", async () => {
+    const story = await ok<Entity>(editor, "create_user_story", {
+      epic_id: "EP-003",
+      title: "Story cascade",
+    });
+    const keep = await ok<Entity>(editor, "create_user_story", { epic_id: "EP-003", title: "Story kept" });
+    const r1 = await ok<Entity>(editor, "create_requirement", req(story.reference_id, "S1"));
+    const ac = await ok<Entity>(editor, "create_acceptance_criteria", {
+      user_story_id: story.reference_id,
+      description: "Given S1, then done.",
+    });
+    const other = await ok<Entity>(editor, "create_requirement", req(keep.reference_id, "Depends on S1"));
+    await ok(editor, "create_relationship", {
+      source_requirement_id: other.reference_id,
+      target_requirement_id: r1.reference_id,
+      relationship_type: "depends_on",
+    });
+    await ok(editor, "delete_user_story", { user_story_id: story.reference_id, cascade: true });
+    for (const id of [story, r1, ac].map((e) => e.reference_id))
+      await endsDeleted(id, "delete_user_story", {});
+    await endsDeleted(linkId(other.reference_id, "depends_on", r1.reference_id), "delete_user_story", {});
+
+    const target = await ok<Entity>(editor, "create_requirement", req(keep.reference_id, "Needed"));
+    await ok(editor, "create_relationship", {
+      source_requirement_id: other.reference_id,
+      target_requirement_id: target.reference_id,
+      relationship_type: "depends_on",
+    });
+    await ok(editor, "delete_requirement", {
+      requirement_id: target.reference_id,
+      cascade: true,
+      change_note: "Merged into another",
+    });
+    const note = { change_note: "Merged into another" };
+    await endsDeleted(target.reference_id, "delete_requirement", note);
+    await endsDeleted(
+      linkId(other.reference_id, "depends_on", target.reference_id),
+      "delete_requirement",
+      note,
+    );
+    const otherHistory = await history(other.reference_id);
+    expect(otherHistory[0]).toMatchObject({
+      entity_kind: "relationship",
+      op: "delete",
+      tool: "delete_requirement",
+    });
+  });
+
+  test("an empty change_note on a delete is refused like on any write, and nothing is deleted", async () => {
+    const before = await counts();
+    const message = await fails(editor, "delete_epic", {
+      epic_id: "EP-003",
+      cascade: true,
+      change_note: " ",
+    });
+    expect(message).toMatch(/change_note/);
     expect(await counts()).toEqual(before);
   });
 });

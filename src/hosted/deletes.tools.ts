@@ -3,7 +3,7 @@
  * transaction; a delete that would orphan children or break a depends_on link is refused, naming what
  * blocks, unless `cascade: true`. The result lists every id removed. Deleted ids are never reissued.
  */
-import { z } from "zod";
+import * as z from "zod";
 import {
   deleteAcceptanceCriterion,
   deleteEpic,

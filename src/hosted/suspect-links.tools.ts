@@ -2,7 +2,7 @@
  * Suspect links (change control item 3): links whose ends changed since they were created or confirmed,
  * and the confirmation that they still hold.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { requireEpicRow } from "../db/epics.repo.js";
 import { confirmRelationship } from "../db/relationships.repo.js";
 import { suspectCitations, suspectRelationships } from "../db/suspect-links.repo.js";

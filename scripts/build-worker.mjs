@@ -1,6 +1,7 @@
 // `npm run build:worker`: bundles the Worker exactly as `wrangler deploy` would (`--dry-run`: no upload, no
 // login, no network) into dist/worker/, then prints the bundle size. Fails when the Worker does not bundle,
-// e.g. when a node-only module (native libsql, node:fs) reaches src/worker.ts's imports.
+// e.g. when a node-only module (native libsql, node:fs) reaches src/worker.ts's imports, and when the gzipped
+// bundle exceeds its budget (REQLIX_WORKER_BUDGET_KIB, default below): a bigger Worker starts slower.
 import { spawnSync } from "node:child_process";
 import { readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -9,11 +10,29 @@ import { gzipSync } from "node:zlib";
 
 const root = resolve(fileURLToPath(new URL("..", import.meta.url)));
 const outdir = join(root, "dist", "worker");
+const metafile = join(outdir, "meta.json");
+// Measured 161 KiB on 2026-11-25 (392 KiB before minifying and dropping ajv and zod's locales).
+const DEFAULT_BUDGET_KIB = 165;
+const budgetSetting = process.env.REQLIX_WORKER_BUDGET_KIB;
+const budgetKib =
+  budgetSetting === undefined || budgetSetting.trim() === "" ? DEFAULT_BUDGET_KIB : Number(budgetSetting);
+if (!Number.isFinite(budgetKib) || budgetKib <= 0) {
+  console.error(`REQLIX_WORKER_BUDGET_KIB must be a positive number of KiB, got "${budgetSetting}".`);
+  process.exit(2);
+}
 rmSync(outdir, { recursive: true, force: true });
 
 const result = spawnSync(
   process.execPath,
-  [join(root, "node_modules/wrangler/bin/wrangler.js"), "deploy", "--dry-run", "--outdir", outdir],
+  [
+    join(root, "node_modules/wrangler/bin/wrangler.js"),
+    "deploy",
+    "--dry-run",
+    "--outdir",
+    outdir,
+    "--metafile",
+    metafile,
+  ],
   {
     cwd: root,
     stdio: ["ignore", "pipe", "pipe"],
@@ -52,6 +71,23 @@ for (const file of files.filter((f) => /\.m?js$/.test(f))) {
   }
 }
 
+// The [alias] stubs in wrangler.toml match import specifiers exactly ("../locales/index.js" is zod's); a
+// dependency that imports the same specifier for something else would silently get the stub instead.
+const meta = JSON.parse(readFileSync(metafile, "utf8"));
+const stubUsers = Object.entries(meta.inputs).flatMap(([input, { imports }]) =>
+  imports.some((i) => i.path.startsWith("src/worker-stubs/")) ? [input] : [],
+);
+const strangers = stubUsers.filter(
+  (input) => !/node_modules\/(zod|@modelcontextprotocol\/sdk)\//.test(input),
+);
+if (strangers.length > 0) {
+  console.error(
+    `${strangers.join(", ")} import(s) a module that wrangler.toml [alias] replaces with a stub from ` +
+      "src/worker-stubs/. Fix: narrow the alias or drop it, then rerun npm run build:worker.",
+  );
+  process.exit(1);
+}
+
 let raw = 0;
 let gzip = 0;
 for (const file of files) {
@@ -62,9 +98,28 @@ for (const file of files) {
 const kib = (n) => `${(n / 1024).toFixed(1)} KiB`;
 // Workers limits: 3 MiB gzipped on the Free plan, 10 MiB on Paid.
 console.log(
-  `Worker bundle (dist/worker: ${files.join(", ")}): ${kib(raw)}, gzip ${kib(gzip)} (Free plan limit 3072 KiB gzip).`,
+  `Worker bundle (dist/worker: ${files.join(", ")}): ${kib(raw)}, gzip ${kib(gzip)} (budget ${budgetKib} KiB gzip; Free plan limit 3072 KiB).`,
 );
 if (gzip > 3 * 1024 * 1024) {
   console.error("The gzipped bundle exceeds the Workers Free plan limit of 3 MiB.");
+  process.exit(1);
+}
+if (gzip > budgetKib * 1024) {
+  const byPackage = new Map();
+  for (const output of Object.values(meta.outputs)) {
+    for (const [input, { bytesInOutput }] of Object.entries(output.inputs)) {
+      const name =
+        input.match(/node_modules\/((?:@[^/]+\/)?[^/]+)/)?.[1] ?? input.split("/").slice(0, 2).join("/");
+      byPackage.set(name, (byPackage.get(name) ?? 0) + bytesInOutput);
+    }
+  }
+  const largest = [...byPackage].sort((a, b) => b[1] - a[1]).slice(0, 10);
+  console.error(
+    `The Worker bundle is ${kib(gzip)} gzipped, over its budget of ${budgetKib} KiB. Largest parts (minified): ` +
+      `${largest.map(([name, bytes]) => `${name} ${kib(bytes)}`).join(", ")}. Fix: keep node-only or unused ` +
+      'code out of src/worker.ts\'s imports (import zod as `import * as z from "zod"`, which lets the bundler ' +
+      "drop what is unused); raise the budget in scripts/build-worker.mjs only as a decision, or try one with " +
+      "REQLIX_WORKER_BUDGET_KIB.",
+  );
   process.exit(1);
 }

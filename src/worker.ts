@@ -2,14 +2,15 @@
  * Cloudflare Workers entry: builds the app's dependencies from the Worker's bindings and hands requests to
  * the same Hono app that runs on Node. Thin on purpose (DESIGN: entries are thin).
  *
- * Only runtime-neutral modules may be imported from here: `@libsql/client/web` (HTTP, no native code),
+ * Only runtime-neutral modules may be imported from here: `@libsql/client/http` (HTTP, no native code; the
+ * `/web` entry would add the WebSocket client, which the Worker never uses),
  * `db/database.ts` (not `db/client.ts`, which opens files), and no `node:` module. `npm run build:worker`
  * bundles this file the way `wrangler deploy` does and fails if something node-only slips in.
  *
  * Migrations do not run here (the migrator reads drizzle/ from disk): apply them before deploying, see the
  * README ("workers" section).
  */
-import { createClient } from "@libsql/client/web";
+import { createClient } from "@libsql/client/http";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
 import type { Hono } from "hono";
 import pkg from "../package.json" with { type: "json" };

@@ -4,7 +4,7 @@
  * (Stmt, Batch, BatchCond, StmtResult, BatchResult, Value, Error). Pitfalls the format forces on us:
  * integers travel as decimal strings, blobs as base64, floats as JSON numbers.
  */
-import { z } from "zod";
+import * as z from "zod";
 
 export type HranaValue =
   | { type: "null" }

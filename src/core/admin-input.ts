@@ -2,7 +2,7 @@
  * Input of the admin operations (HTTP admin API and `npm run admin`), validated once here so both faces
  * reject the same things with the same per-field messages.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { SLUG_PATTERN, USERNAME_PATTERN } from "./accounts.js";
 import { DomainError, type FieldError } from "./errors.js";
 import { ROLES } from "./roles.js";

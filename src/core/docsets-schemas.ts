@@ -2,7 +2,7 @@
  * The zod shapes of `search_docs` and `list_docsets`, shared by the companion and the hosted server so the
  * two faces accept and describe the same arguments (REQ-1, REQ-2, REQ-7).
  */
-import { z } from "zod";
+import * as z from "zod";
 import {
   DOCSET_NAME_PATTERN,
   docsetNameProblem,

@@ -2,7 +2,7 @@
  * The Node server's configuration from environment variables, parsed once (every variable is listed in
  * .dev.vars.example and the README). Bad values stop the start with a message naming the variable.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { DomainError, type FieldError } from "./errors.js";
 import { type IpRange, parseIpRange } from "./ip-ranges.js";
 import { isWellFormedToken } from "./tokens.js";

@@ -3,7 +3,7 @@
  * one commit of one repository cites, where, and in which commit messages. Validated here once, so a bad
  * push is refused before anything is written, naming the first offending fields.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { DomainError, type FieldError } from "./errors.js";
 import { type EntityKind, kindOfReference } from "./references.js";
 

@@ -1,7 +1,7 @@
 /**
  * Node: opens the database named by a URL (`file:`, `:memory:`, `http(s)://`, `libsql://`) and returns the
  * `Database` seam. The Worker does not import this file (it uses `databaseFromClient` from `database.ts`
- * with `@libsql/client/web`).
+ * with `@libsql/client/http`).
  */
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";

@@ -3,12 +3,13 @@
  * serialize writes behind one async mutex (DESIGN: libSQL data-loss bug, libsql-client-ts#352).
  *
  * Runtime-neutral: imports only the drizzle core and types, so the Worker can import it with a client from
- * `@libsql/client/web`. Node-only code (file URLs, pragmas, the migrator) lives in `client.ts`/`migrate.ts`.
+ * `@libsql/client/http`. Node-only code (file URLs, pragmas, the migrator) lives in `client.ts`/`migrate.ts`.
  */
 import type { Client, ResultSet } from "@libsql/client";
 import type { LibSQLDatabase } from "drizzle-orm/libsql/driver-core";
-// The web entry only constructs over the client we pass; it pulls in no native code.
-import { drizzle } from "drizzle-orm/libsql/web";
+// The http entry only constructs over the client we pass: no native code, and (unlike /web) no WebSocket client
+// in the Worker bundle.
+import { drizzle } from "drizzle-orm/libsql/http";
 import type { BaseSQLiteDatabase } from "drizzle-orm/sqlite-core";
 import { DomainError } from "../core/errors.js";
 import * as schema from "./schema.js";
@@ -100,7 +101,7 @@ export function isBusyError(err: unknown): boolean {
 
 const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Builds the `Database` seam over a client the caller created (Node: `@libsql/client`; Worker: `/web`). */
+/** Builds the `Database` seam over a client the caller created (Node: `@libsql/client`; Worker: `/http`). */
 export function databaseFromClient(client: Client, options: DatabaseOptions = {}): Database {
   const db = drizzle(client, { schema });
   const writes = new AsyncMutex();

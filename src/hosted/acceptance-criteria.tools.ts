@@ -1,5 +1,5 @@
 /** Acceptance criteria: the testable conditions of a user story. */
-import { z } from "zod";
+import * as z from "zod";
 import { createAcceptanceCriterion, updateAcceptanceCriterion } from "../db/acceptance-criteria.repo.js";
 import { actor, CREATE, hostedTool, requireChanges, UPDATE } from "./access.js";
 import { criterionId, criterionOutput, expectedUpdatedAt, title, userStoryId } from "./schemas.js";

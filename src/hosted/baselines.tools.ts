@@ -2,7 +2,7 @@
  * Baselines (change control item 2): freeze what the requirements say at a release, read them back as they
  * were, and see what changed since.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { renderFieldChange } from "../core/field-diff.js";
 import type { ResourceDef } from "../core/registry.js";
 import {

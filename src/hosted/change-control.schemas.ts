@@ -1,5 +1,5 @@
 /** The zod pieces of change control: the any-entity id argument and the history and diff outputs. */
-import { z } from "zod";
+import * as z from "zod";
 import { kindOfReference } from "../core/references.js";
 import { ENTITY_KINDS, REVISION_OPS } from "../db/schema.js";
 

@@ -1,5 +1,5 @@
 /** The two arguments every write tool under change control takes (appended by `hostedTool`). */
-import { z } from "zod";
+import * as z from "zod";
 
 export const changeFields = () => ({
   change_note: z

@@ -2,7 +2,7 @@
  * The coverage status that get_requirement, epic_hierarchy and `requirement://` show for each requirement:
  * from the latest trace snapshot of every repository (core/trace-coverage.ts says how they combine).
  */
-import { z } from "zod";
+import * as z from "zod";
 import { DomainError } from "../core/errors.js";
 import { COVERAGE_STATUSES, type CoverageStatus, coverageStatus } from "../core/trace-coverage.js";
 import type { Executor } from "../db/database.js";

@@ -4,7 +4,7 @@
  * blocks, unless `cascade: true`. The result lists every id removed. Deleted ids are never reissued; each
  * removed item's history ends with a `delete` revision carrying the call's change_note and source.
  */
-import { z } from "zod";
+import * as z from "zod";
 import {
   deleteAcceptanceCriterion,
   deleteEpic,

@@ -4,7 +4,7 @@
  * in libSQL instead of `.knowledge/config.yaml`. Editors register, update and delete docsets and upload
  * their markdown pages; `search_docs` then also returns the best matching stored pages.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { DEFAULT_DOCS_ROOT, navigationInstruction } from "../core/docsets.js";
 import {
   docsetDefinitionInput,

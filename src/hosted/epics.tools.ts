@@ -1,5 +1,5 @@
 /** Epics: create, update, read, list, and the whole tree under one epic. */
-import { z } from "zod";
+import * as z from "zod";
 import { createEpic, getEpic, listEpics, updateEpic } from "../db/epics.repo.js";
 import { epicHierarchyPage } from "../db/hierarchy.repo.js";
 import { actor, CREATE, hostedTool, READ, requireChanges, UPDATE } from "./access.js";

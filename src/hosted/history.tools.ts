@@ -3,7 +3,7 @@
  * snapshot, and field-by-field differences between two revisions. Read-only: revisions are appended by the
  * write paths themselves (db/revisions.repo.ts).
  */
-import { z } from "zod";
+import * as z from "zod";
 import { type FieldChange, fieldChanges, renderFieldChange } from "../core/field-diff.js";
 import type { ResourceDef } from "../core/registry.js";
 import { historyOf, latestRevisionOf, type Revision, revisionOf } from "../db/revisions.repo.js";

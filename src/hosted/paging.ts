@@ -4,7 +4,7 @@
  * (default 200, so a normal story comes whole) and ends early before its answer passes
  * MAX_RESPONSE_BYTES; its cursor (the same opaque codec as every list) then continues it.
  */
-import { z } from "zod";
+import * as z from "zod";
 import type { AcceptanceCriterion, Epic, Requirement, UserStory } from "../core/domain.js";
 import type { PageBudget } from "../db/hierarchy.repo.js";
 

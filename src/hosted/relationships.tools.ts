@@ -1,5 +1,5 @@
 /** Typed links between requirements (depends_on, blocks, relates_to, conflicts_with, derives_from, …). */
-import { z } from "zod";
+import * as z from "zod";
 import { createRelationship, deleteRelationship } from "../db/relationships.repo.js";
 import { actor, CREATE, DELETE, hostedTool } from "./access.js";
 import { relationshipOutput, requirementId } from "./schemas.js";

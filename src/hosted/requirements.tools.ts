@@ -1,5 +1,5 @@
 /** Requirements: create, update, read (with relationships), list. */
-import { z } from "zod";
+import * as z from "zod";
 import { relationshipsOfRequirement } from "../db/relationships.repo.js";
 import {
   createRequirement,

@@ -2,7 +2,7 @@
  * Review and approval (change control item 4): comments, review requests, verdicts bound to a revision,
  * and the workspace's approval rule for Active requirements.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { roleAtLeast } from "../core/roles.js";
 import { addComment, listComments, resolveComment } from "../db/comments.repo.js";
 import { giveVerdict, listReviews, requestReview, setApprovalsRequired } from "../db/review.repo.js";

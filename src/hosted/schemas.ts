@@ -2,7 +2,7 @@
  * The zod pieces the hosted tools share: reference-id arguments, priorities, statuses, paging, and the
  * output schemas advertised as `outputSchema` (what `structuredContent` holds).
  */
-import { z } from "zod";
+import * as z from "zod";
 import { ENTITY_STATUSES, PRIORITY_SCALE_MESSAGE, REQUIREMENT_STATUSES } from "../core/domain.js";
 import { formatReference } from "../core/references.js";
 

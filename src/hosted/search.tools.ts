@@ -1,5 +1,5 @@
 /** Full-text search (FTS5, bm25): across every entity, and over requirements with their filters. */
-import { z } from "zod";
+import * as z from "zod";
 import { ENTITY_STATUSES, REQUIREMENT_STATUSES } from "../core/domain.js";
 import { SEARCH_KINDS, searchGlobal, searchRequirements } from "../db/search.repo.js";
 import { hostedTool, READ } from "./access.js";

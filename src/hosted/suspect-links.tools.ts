@@ -3,7 +3,7 @@
  * trace citations pinned to an older revision than their entity's current one, and the confirmation that
  * a link still holds.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { requireEpicRow } from "../db/epics.repo.js";
 import { confirmRelationship } from "../db/relationships.repo.js";
 import { suspectCitations, suspectRelationships } from "../db/suspect-links.repo.js";

@@ -3,7 +3,7 @@
  * the latest scan of each repository (or of one), and what the most recent push changed: the same counts
  * with that push's repository at its previous snapshot.
  */
-import { z } from "zod";
+import * as z from "zod";
 import type { RequirementStatus } from "../core/domain.js";
 import {
   COVERAGE_STATUSES,

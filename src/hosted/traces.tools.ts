@@ -3,7 +3,7 @@
  * tests cite a requirement, which requirements nothing implements or tests, coverage counts and their
  * change, and the existence/revision of cited ids. All read-only; all scoped to the caller's workspace.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { REQUIREMENT_STATUSES } from "../core/domain.js";
 import { kindOfReference } from "../core/references.js";
 import {

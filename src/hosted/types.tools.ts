@@ -1,5 +1,5 @@
 /** Requirement and relationship types: everyone reads them; workspace admins add requirement types. */
-import { z } from "zod";
+import * as z from "zod";
 import {
   createRequirementType,
   listRelationshipTypes,

@@ -1,5 +1,5 @@
 /** User stories: create, update, read (with requirements and criteria), list. */
-import { z } from "zod";
+import * as z from "zod";
 import { userStoryPage } from "../db/hierarchy.repo.js";
 import { createUserStory, listUserStories, updateUserStory } from "../db/user-stories.repo.js";
 import { actor, CREATE, hostedTool, READ, requireChanges, UPDATE } from "./access.js";

@@ -3,7 +3,7 @@
  * input schema (1.7, 4.2), the text format (1.8), sort order (1.6, 3.3), the empty case (1.4, 3.2), type
  * names instead of ids (1.9, 4.1), and its two errors (2.1, 2.2).
  */
-import { z } from "zod";
+import * as z from "zod";
 import type { Requirement } from "../core/domain.js";
 import type { Executor } from "../db/database.js";
 import { decodeCursor, encodeCursor } from "../db/entity-support.js";

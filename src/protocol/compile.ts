@@ -2,7 +2,7 @@
  * Turns registries into what the faces serve, once: JSON schemas are computed here and reused for every
  * request (building a server per request must not convert schemas again).
  */
-import { z } from "zod";
+import * as z from "zod";
 import { DomainError, type FieldError } from "../core/errors.js";
 import type {
   BaseContext,

@@ -20,7 +20,7 @@ import {
   ReadResourceRequestSchema,
   SetLevelRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
-import { z } from "zod";
+import * as z from "zod";
 import { DomainError, isDomainError } from "../core/errors.js";
 import type { BaseContext } from "../core/registry.js";
 import {

@@ -1,6 +1,7 @@
 /**
  * `npm run build:worker` (wrangler deploy --dry-run --outdir dist/worker) in the test run, so CI proves the
- * Worker bundles offline, without a login, and that no node-only module reaches it.
+ * Worker bundles offline, without a login, that no node-only module reaches it, and that it stays within its
+ * gzip budget (wrangler.toml: minified, ajv and zod's locales replaced by stubs).
  */
 import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -9,19 +10,50 @@ import { describe, expect, it } from "vitest";
 
 const root = resolve(import.meta.dirname, "../..");
 
+function buildWorker(env: Record<string, string> = {}) {
+  return spawnSync(process.execPath, [resolve(root, "scripts/build-worker.mjs")], {
+    cwd: root,
+    encoding: "utf8",
+    // No credentials: a dry run must not need a Cloudflare login.
+    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...env },
+    timeout: 180_000,
+  });
+}
+
 describe("npm run build:worker", () => {
-  it("bundles src/worker.ts like wrangler deploy and prints the bundle size", () => {
-    const run = spawnSync(process.execPath, [resolve(root, "scripts/build-worker.mjs")], {
-      cwd: root,
-      encoding: "utf8",
-      // No credentials: a dry run must not need a Cloudflare login.
-      env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "" },
-      timeout: 180_000,
-    });
+  it("bundles src/worker.ts like wrangler deploy, within its gzip budget, and prints the bundle size", () => {
+    const run = buildWorker();
     expect(run.status, run.stdout + run.stderr).toBe(0);
-    expect(run.stdout).toMatch(/Worker bundle \(dist\/worker: worker\.js\): [\d.]+ KiB, gzip [\d.]+ KiB/);
+    const size = run.stdout.match(
+      /Worker bundle \(dist\/worker: worker\.js\): [\d.]+ KiB, gzip ([\d.]+) KiB \(budget ([\d.]+) KiB gzip/,
+    );
+    expect(size, run.stdout).not.toBeNull();
+    expect(Number(size?.[1])).toBeLessThanOrEqual(Number(size?.[2]));
     const bundle = readFileSync(resolve(root, "dist/worker/worker.js"), "utf8");
     // The web libSQL client is in; the native one and Node's file system are not.
     expect(bundle).not.toMatch(/from\s*["']node:fs["']|require\(["']libsql["']\)|@libsql\/linux-x64/);
+    // What the budget relies on: minified, and neither ajv, nor zod's other locales, nor libSQL's WebSocket client.
+    expect(bundle).not.toContain("function databaseFromClient(");
+    const meta = JSON.parse(readFileSync(resolve(root, "dist/worker/meta.json"), "utf8")) as {
+      outputs: Record<string, { inputs: Record<string, { bytesInOutput: number }> }>;
+    };
+    // Modules that put code into the bundle (the metafile's top-level inputs also list tree-shaken ones).
+    const inputs = Object.values(meta.outputs).flatMap((o) =>
+      Object.entries(o.inputs).flatMap(([path, { bytesInOutput }]) => (bytesInOutput > 0 ? [path] : [])),
+    );
+    expect(inputs.filter((i) => /node_modules\/(ajv|ajv-formats|fast-uri)\//.test(i))).toEqual([]);
+    expect(inputs.filter((i) => /zod\/v4\/locales\//.test(i))).toEqual(["node_modules/zod/v4/locales/en.js"]);
+    expect(inputs.filter((i) => /hrana-client\/lib-esm\/ws\//.test(i))).toEqual([]);
+    expect(inputs).toContain("src/worker-stubs/ajv.ts");
   }, 200_000);
+
+  it("fails with the size, the budget and the largest parts when the bundle is over its budget", () => {
+    const run = buildWorker({ REQLIX_WORKER_BUDGET_KIB: "50" });
+    expect(run.status, run.stdout + run.stderr).toBe(1);
+    expect(run.stderr).toMatch(/The Worker bundle is [\d.]+ KiB gzipped, over its budget of 50 KiB/);
+    expect(run.stderr).toMatch(/Largest parts \(minified\): .*zod [\d.]+ KiB/);
+    const bad = buildWorker({ REQLIX_WORKER_BUDGET_KIB: "lots" });
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toContain('REQLIX_WORKER_BUDGET_KIB must be a positive number of KiB, got "lots"');
+  }, 400_000);
 });

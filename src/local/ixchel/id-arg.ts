@@ -1,5 +1,5 @@
 /** The zod schema of every id argument: even an empty one is answered with the id format and an example. */
-import { z } from "zod";
+import * as z from "zod";
 import { ID_FORMAT_HINT } from "./kinds.js";
 
 export function idArg(description: string) {

@@ -2,7 +2,7 @@
  * The `ixchel` toolset: a knowledge graph of decisions, issues, ideas, reports, sources, citations, agents
  * and sessions kept as markdown files with YAML frontmatter under `.ixchel/` (spec: ixchel-tools.md).
  */
-import { z } from "zod";
+import * as z from "zod";
 import type { AnyZodObject, Registry, ToolDef } from "../../core/registry.js";
 import type { LocalContext, LocalEnvironment } from "../context.js";
 import { idArg } from "./id-arg.js";

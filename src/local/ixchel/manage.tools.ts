@@ -2,7 +2,7 @@
  * The ixchel tools that set up the graph and change or remove entities: ixchel_init, ixchel_update and
  * ixchel_delete (hardening #16). Rules and decisions: edit.ts and root.ts.
  */
-import { z } from "zod";
+import * as z from "zod";
 import type { AnyZodObject, ToolDef } from "../../core/registry.js";
 import type { LocalContext } from "../context.js";
 import { deleteEntity, updateEntity } from "./edit.js";

@@ -5,7 +5,7 @@
  * reload (config-store.ts) and the local folder search (folder-search.ts).
  */
 import { statSync } from "node:fs";
-import { z } from "zod";
+import * as z from "zod";
 import { navigationInstruction } from "../../core/docsets.js";
 import {
   DEFAULT_CONTEXT_LINES,

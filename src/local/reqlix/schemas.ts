@@ -2,7 +2,7 @@
  * Tool parameters and their limits (G.P.1). A value that breaks them fails validation before the handler
  * runs and comes back as `{"success":false,"error":"…"}` naming the field (G.P.2, G.C.6).
  */
-import { z } from "zod";
+import * as z from "zod";
 import { CATEGORY_NAME, categoryNameProblem } from "./paths.js";
 
 function str(field: string, max: number, what: string) {

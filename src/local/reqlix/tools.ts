@@ -2,7 +2,7 @@
  * The reqlix tools as data (names, verbatim descriptions, G.P.1 parameters, honest annotations). Each
  * handler is one call into `requirements-store.ts` or `search.ts`.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { DomainError } from "../../core/errors.js";
 import { defineTool } from "../../core/registry.js";
 import type { LocalContext } from "../context.js";

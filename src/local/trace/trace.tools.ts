@@ -2,7 +2,7 @@
  * The `trace` toolset: which requirements govern a file, where a requirement is implemented and tested,
  * coverage per requirement, and citations of ids that do not exist. Read-only: it never writes a file.
  */
-import { z } from "zod";
+import * as z from "zod";
 import type { AnyZodObject, Registry, ToolDef } from "../../core/registry.js";
 import type { LocalContext, LocalEnvironment } from "../context.js";
 import { COVERAGE_STATUSES } from "./coverage.js";

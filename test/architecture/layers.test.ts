@@ -47,6 +47,8 @@ const RULES: Record<string, { layers: string[]; forbiddenPackages?: RegExp }> = 
     forbiddenPackages: /^(hono|drizzle-orm|@libsql|libsql|@hono)/,
   },
   cli: { layers: ["core", "db", "cli"] },
+  // Bundle-time stand-ins reached only through wrangler.toml's [alias] table: they stand alone.
+  "worker-stubs": { layers: [], forbiddenPackages: /^(?!zod\/)/ },
   entry: { layers: ["core", "db", "hosted", "protocol", "http", "entry"] },
 };
 

@@ -1,7 +1,7 @@
 /**
  * Coverage per requirement from a set of citations: `covered` (cited by implementation and by tests),
  * `impl_only`, `test_only`, `uncovered` (doc citations do not count), plus `orphan` citations (ids that do
- * not exist) and `suspect` citations (pinned to a revision other than the requirement's current one).
+ * not exist) and `suspect` citations (pinned to a revision older than the requirement's current one, the hosted rule too).
  */
 import type { Citation, IdForm } from "./citations.js";
 
@@ -80,7 +80,7 @@ export function computeCoverage(
     }
     const r = row(known);
     r[c.kind]++;
-    if (c.revision !== null && r.revision !== null && c.revision !== r.revision) {
+    if (c.revision !== null && r.revision !== null && c.revision < r.revision) {
       r.suspect++;
       suspects.push({ ...c, current_revision: r.revision });
     }

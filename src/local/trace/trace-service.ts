@@ -184,7 +184,7 @@ export class TraceService {
           (c) =>
             c.revision !== null &&
             index.info.get(id)?.revision != null &&
-            c.revision !== index.info.get(id)?.revision,
+            c.revision < (index.info.get(id)?.revision as number),
         ),
         via_tests: [] as string[],
       })),
@@ -238,7 +238,7 @@ export class TraceService {
         kind: c.kind,
         test_name: c.test_name,
         revision: c.revision,
-        suspect: c.revision !== null && info.revision !== null && c.revision !== info.revision,
+        suspect: c.revision !== null && info.revision !== null && c.revision < info.revision,
         snippet: c.snippet,
       })),
       commits: (index.commitsById.get(id) ?? []).map((c) => ({ sha: c.sha, subject: c.subject })),

@@ -81,9 +81,7 @@ describe("coverage (property)", () => {
           const test = mine.filter((c) => c.kind === "test").length;
           const doc = mine.filter((c) => c.kind === "doc").length;
           const rev = revisionOf(id);
-          const suspect = mine.filter(
-            (c) => c.revision !== null && rev !== null && c.revision !== rev,
-          ).length;
+          const suspect = mine.filter((c) => c.revision !== null && rev !== null && c.revision < rev).length;
           const coverage = impl && test ? "covered" : impl ? "impl_only" : test ? "test_only" : "uncovered";
           return { id, impl, test, doc, suspect, coverage, exists: exists(id) };
         });

@@ -1,14 +1,16 @@
 /**
  * The scan cache: per file, its size and modification time when it was read (and its git blob id when git
  * reported it unchanged) and the citations found, so a rescan reads only files whose blob, size or mtime
- * changed. Kept in memory by the companion, and on disk (one compact JSON file per project under the user's
- * cache folder, never in the working copy) for the CLI.
+ * changed. Kept in memory by the companion, and on disk (one file per project under the user's cache folder,
+ * never in the working copy) for the CLI, in V8's serialization format: several times quicker to read and
+ * write than JSON for these arrays; another Node's unreadable format costs one cold scan.
  * The whole cache is dropped when the matcher or the classification rules change (its `key`).
  */
 import { createHash } from "node:crypto";
 import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join } from "node:path";
+import { deserialize, serialize } from "node:v8";
 import type { Citation, CitationKind } from "./citations.js";
 import type { CommitCitation } from "./git.js";
 
@@ -39,12 +41,17 @@ export interface ScanCache {
    * git's view at the last scan: the index listing's digest and the files it reported changed or
    * untracked. While the digest stays, only those and the newly reported ones can differ from `entries`.
    */
-  listing?: { digest: string; dirty: string[] };
+  listing?: {
+    digest: string;
+    dirty: string[];
+    /** The index file's checksum at that scan: while it stays, the index need not be listed again. */
+    stamp?: string;
+  };
   /** Files that could not be read (retried on every scan). */
   unreadable?: string[];
 }
 
-const VERSION = 2;
+const VERSION = 3;
 
 /** A citation on disk: its file is the entry's path. */
 type StoredCitation = [
@@ -115,18 +122,18 @@ export function cacheDir(env: Readonly<Record<string, string | undefined>>): str
 }
 
 function fileFor(dir: string, root: string): string {
-  return join(dir, `${createHash("sha256").update(root).digest("hex").slice(0, 24)}.json`);
+  return join(dir, `${createHash("sha256").update(root).digest("hex").slice(0, 24)}.v8`);
 }
 
 export async function loadCache(dir: string, root: string, key: string): Promise<ScanCache> {
   try {
-    const data = JSON.parse(await readFile(fileFor(dir, root), "utf8")) as {
+    const data = deserialize(await readFile(fileFor(dir, root))) as {
       version: number;
       key: string;
       root: string;
       entries: StoredEntry[];
       commits?: CommitsMemo;
-      listing?: { digest: string; dirty: string[] };
+      listing?: ScanCache["listing"];
       unreadable?: string[];
     };
     if (data.version === VERSION && data.key === key && data.root === root) {
@@ -150,7 +157,7 @@ export async function saveCache(dir: string, root: string, cache: ScanCache): Pr
     const temp = `${target}.${process.pid}.${Date.now()}.tmp`;
     await writeFile(
       temp,
-      JSON.stringify({
+      serialize({
         version: VERSION,
         key: cache.key,
         root,

@@ -152,24 +152,29 @@ export async function scanProject(root: string, options: ScanOptions): Promise<S
   let cache = state.cache?.key === key ? state.cache : undefined;
   if (!cache) cache = options.persist ? await loadCache(dir, root, key) : { key, entries: new Map() };
   mark("setup");
-  const listing = await gitListing(root);
+  const known = cache.listing;
+  // An index byte for byte as at the last scan need not be listed again (git status still runs).
+  const reusable =
+    cache.entries.size > 0 && known?.stamp ? { stamp: known.stamp, digest: known.digest } : undefined;
+  const listing = await gitListing(root, reusable);
   const git = listing !== undefined;
   const head = listing?.head ?? { sha: null, branch: null };
   // While git's index is as at the last scan, only the files git reported changed or untracked then or
   // now (and unreadable ones) can differ from the cache: a rescan visits those alone.
-  const known = cache.listing;
   const incremental = listing && known?.digest === listing.indexDigest && cache.entries.size > 0;
   let paths: Iterable<string>;
   let blobOf: (path: string) => string | undefined;
   let listed: (path: string, blob: string | undefined) => boolean = () => true;
   if (incremental) {
-    paths = new Set([...known.dirty, ...listing.dirty, ...(cache.unreadable ?? [])]);
-    blobOf = (path) => listing.blobOf(path);
+    const visit = new Set([...known.dirty, ...listing.dirty, ...(cache.unreadable ?? [])]);
+    paths = visit;
+    const blobs = await listing.blobsOf([...visit]);
+    blobOf = (path) => blobs.get(path);
     // Reported before but neither now nor clean in the index: deleted or ignored since.
     const now = new Set(listing.dirty);
     listed = (path, blob) => blob !== undefined || now.has(path);
   } else {
-    const all = listing?.all();
+    const all = listing?.all?.();
     paths = all?.paths ?? (await walkFiles(root));
     blobOf = (path) => all?.blobs.get(path);
   }
@@ -255,7 +260,11 @@ export async function scanProject(root: string, options: ScanOptions): Promise<S
     key,
     entries,
     commits: cache.commits,
-    listing: listing && { digest: listing.indexDigest, dirty: listing.dirty },
+    listing: listing && {
+      digest: listing.indexDigest,
+      dirty: listing.dirty,
+      ...(listing.indexStamp ? { stamp: listing.indexStamp } : {}),
+    },
     unreadable: [...unreadable],
   };
   state.cache = fresh;
@@ -274,6 +283,7 @@ export async function scanProject(root: string, options: ScanOptions): Promise<S
   mark("commits");
   const listingChanged =
     fresh.listing?.digest !== cache.listing?.digest ||
+    fresh.listing?.stamp !== cache.listing?.stamp ||
     fresh.listing?.dirty.join("\0") !== cache.listing?.dirty.join("\0");
   if (
     options.persist &&

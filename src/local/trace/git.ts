@@ -71,14 +71,14 @@ async function indexStamp(root: string, env: NodeJS.ProcessEnv): Promise<string 
 
 /**
  * The working copy as git sees it: `git status --porcelain=v2` (what differs from the index, untracked
- * files, HEAD and branch; git stats the files itself, in parallel) and, side by side, `git ls-files -s`
- * (the index, with blob ids) unless the index is byte for byte the one of `known` (its stamp): then only
- * the blobs a rescan asks for are listed. Undefined when `root` is not in a git work tree (or git is
- * missing).
+ * files, HEAD and branch; git stats the files itself, in parallel) and `git ls-files -s` (the index, with
+ * blob ids) unless the index is byte for byte the one of `known` (its stamp): then only the blobs a rescan
+ * asks for are listed. `git status` starts at once, so the caller can load its cache (and settle `known`)
+ * meanwhile. Undefined when `root` is not in a git work tree (or git is missing).
  */
 export async function gitListing(
   root: string,
-  known?: { stamp: string; digest: string },
+  known?: Promise<{ stamp: string; digest: string } | undefined>,
 ): Promise<GitListing | undefined> {
   const statusArgs = [
     "status",
@@ -92,13 +92,17 @@ export async function gitListing(
   let index: string | undefined;
   let status: string;
   let stamp: string | null;
+  let reused: { stamp: string; digest: string } | undefined;
   try {
     // The stamp is read before git runs: a change to the index while it runs is seen by the next scan.
     stamp = await indexStamp(root, process.env);
-    const reuse = known !== undefined && stamp !== null && stamp === known.stamp;
+    const statusRun = git(root, statusArgs);
+    statusRun.catch(() => {}); // awaited below; not an unhandled rejection while `known` settles
+    const last = await known;
+    reused = last && stamp !== null && stamp === last.stamp ? last : undefined;
     [index, status] = await Promise.all([
-      reuse ? undefined : git(root, ["ls-files", "-s", "-z"]),
-      git(root, statusArgs),
+      reused ? undefined : git(root, ["ls-files", "-s", "-z"]),
+      statusRun,
     ]);
   } catch {
     return undefined;
@@ -139,7 +143,7 @@ export async function gitListing(
   if (listed === undefined) {
     return {
       head,
-      indexDigest: (known as { digest: string }).digest,
+      indexDigest: (reused as { digest: string }).digest,
       indexStamp: stamp,
       dirty,
       async blobsOf(paths) {

@@ -6,7 +6,7 @@
  * write than JSON for these arrays; another Node's unreadable format costs one cold scan.
  * The whole cache is dropped when the matcher or the classification rules change (its `key`).
  */
-import { createHash } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join } from "node:path";
@@ -125,48 +125,106 @@ function fileFor(dir: string, root: string): string {
   return join(dir, `${createHash("sha256").update(root).digest("hex").slice(0, 24)}.v8`);
 }
 
+/** What a run loaded from disk: the base file's generation and entries, so a save can write a delta. */
+interface OnDisk {
+  generation: string;
+  base: Map<string, CacheEntry>;
+}
+const loaded = new WeakMap<ScanCache, OnDisk>();
+
+/** The facts stored whole in both files. */
+type Facts = Pick<ScanCache, "commits" | "listing" | "unreadable">;
+
+/**
+ * A rescan changes few entries: those go to a small delta file (every entry set or removed since the base
+ * file, plus the other facts), so a save writes kilobytes, not the whole cache. The base is rewritten when
+ * the delta grows past this many entries.
+ */
+const DELTA_LIMIT = 2000;
+
 export async function loadCache(dir: string, root: string, key: string): Promise<ScanCache> {
+  const target = fileFor(dir, root);
   try {
-    const data = deserialize(await readFile(fileFor(dir, root))) as {
+    const data = deserialize(await readFile(target)) as Facts & {
       version: number;
       key: string;
       root: string;
+      generation: string;
       entries: StoredEntry[];
-      commits?: CommitsMemo;
-      listing?: ScanCache["listing"];
-      unreadable?: string[];
     };
     if (data.version === VERSION && data.key === key && data.root === root) {
-      return {
+      const base = new Map(data.entries.map(fromStored));
+      let facts: Facts = data;
+      let entries = base;
+      try {
+        const delta = deserialize(await readFile(`${target}.delta`)) as Facts & {
+          generation: string;
+          set: StoredEntry[];
+          removed: string[];
+        };
+        // A delta of another base (rewritten since by another run) is stale: the base alone is whole.
+        if (delta.generation === data.generation) {
+          entries = new Map(base);
+          for (const stored of delta.set) entries.set(...fromStored(stored));
+          for (const path of delta.removed) entries.delete(path);
+          facts = delta;
+        }
+      } catch {}
+      const cache: ScanCache = {
         key,
-        entries: new Map(data.entries.map(fromStored)),
-        commits: data.commits,
-        listing: data.listing,
-        unreadable: data.unreadable,
+        entries,
+        commits: facts.commits,
+        listing: facts.listing,
+        unreadable: facts.unreadable,
       };
+      loaded.set(cache, { generation: data.generation, base });
+      return cache;
     }
   } catch {}
   return { key, entries: new Map() };
 }
 
-/** Written to a temp file and renamed (atomic); a failure only costs the next run a cold scan. */
-export async function saveCache(dir: string, root: string, cache: ScanCache): Promise<void> {
+/**
+ * Each file is written to a temp file and renamed (atomic); a failure only costs the next run a cold scan.
+ * `from` is the cache this run loaded (unchanged entries are the same objects in both).
+ */
+export async function saveCache(
+  dir: string,
+  root: string,
+  cache: ScanCache,
+  from?: ScanCache,
+): Promise<void> {
+  const write = async (target: string, data: unknown) => {
+    const temp = `${target}.${process.pid}.${Date.now()}.tmp`;
+    await writeFile(temp, serialize(data));
+    await rename(temp, target);
+  };
+  const facts: Facts = { commits: cache.commits, listing: cache.listing, unreadable: cache.unreadable };
   try {
     await mkdir(dir, { recursive: true });
     const target = fileFor(dir, root);
-    const temp = `${target}.${process.pid}.${Date.now()}.tmp`;
-    await writeFile(
-      temp,
-      serialize({
-        version: VERSION,
-        key: cache.key,
-        root,
-        entries: Array.from(cache.entries, ([path, e]) => toStored(path, e)),
-        commits: cache.commits,
-        listing: cache.listing,
-        unreadable: cache.unreadable,
-      }),
-    );
-    await rename(temp, target);
+    const disk = from && from.key === cache.key ? loaded.get(from) : undefined;
+    if (disk) {
+      const set: StoredEntry[] = [];
+      const removed: string[] = [];
+      for (const [path, entry] of cache.entries)
+        if (disk.base.get(path) !== entry) set.push(toStored(path, entry));
+      for (const path of disk.base.keys()) if (!cache.entries.has(path)) removed.push(path);
+      if (set.length + removed.length <= DELTA_LIMIT) {
+        await write(`${target}.delta`, { ...facts, generation: disk.generation, set, removed });
+        loaded.set(cache, disk);
+        return;
+      }
+    }
+    const generation = randomUUID();
+    await write(target, {
+      ...facts,
+      version: VERSION,
+      key: cache.key,
+      root,
+      generation,
+      entries: Array.from(cache.entries, ([path, e]) => toStored(path, e)),
+    });
+    loaded.set(cache, { generation, base: cache.entries });
   } catch {}
 }

@@ -306,7 +306,7 @@ async function scanWith(
     options.persist &&
     (read > 0 || commitsChanged || entries.size !== cache.entries.size || blobsAdded || listingChanged)
   )
-    await saveCache(dir, root, fresh);
+    await saveCache(dir, root, fresh, cache);
   mark("save");
   return {
     ...summary,

@@ -11,7 +11,7 @@ import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { deserialize, serialize } from "node:v8";
-import type { Citation, CitationKind } from "./citations.js";
+import type { Citation } from "./citations.js";
 import type { CommitCitation } from "./git.js";
 
 export type SkipReason = "binary" | "too_large";
@@ -53,68 +53,6 @@ export interface ScanCache {
 
 const VERSION = 3;
 
-/** A citation on disk: its file is the entry's path. */
-type StoredCitation = [
-  id: string,
-  hosted: 0 | 1,
-  revision: number | null,
-  line: number,
-  column: number,
-  kind: CitationKind,
-  test_name: string | null,
-  snippet: string,
-];
-/** An entry on disk: arrays, not objects, so the file is small and quick to parse. */
-type StoredEntry = [
-  path: string,
-  size: number,
-  mtimeMs: number,
-  blob: string | 0,
-  skipped: SkipReason | 0,
-  citations: StoredCitation[],
-];
-
-function toStored(path: string, e: CacheEntry): StoredEntry {
-  return [
-    path,
-    e.size,
-    e.mtimeMs,
-    e.blob ?? 0,
-    e.skipped ?? 0,
-    e.citations.map((c) => [
-      c.id,
-      c.form === "hosted" ? 1 : 0,
-      c.revision,
-      c.line,
-      c.column,
-      c.kind,
-      c.test_name,
-      c.snippet,
-    ]),
-  ];
-}
-
-function fromStored([file, size, mtimeMs, blob, skipped, cited]: StoredEntry): [string, CacheEntry] {
-  const entry: CacheEntry = {
-    size,
-    mtimeMs,
-    citations: cited.map(([id, hosted, revision, line, column, kind, test_name, snippet]) => ({
-      id,
-      form: hosted ? "hosted" : "reqlix",
-      revision,
-      file,
-      line,
-      column,
-      kind,
-      test_name,
-      snippet,
-    })),
-  };
-  if (blob) entry.blob = blob;
-  if (skipped) entry.skipped = skipped;
-  return [file, entry];
-}
-
 export function cacheDir(env: Readonly<Record<string, string | undefined>>): string {
   if (env.REQLIX_CACHE_DIR) return env.REQLIX_CACHE_DIR;
   const base = env.XDG_CACHE_HOME || join(homedir(), ".cache");
@@ -150,22 +88,22 @@ export async function loadCache(dir: string, root: string, key: string): Promise
       key: string;
       root: string;
       generation: string;
-      entries: StoredEntry[];
+      entries: Map<string, CacheEntry>;
     };
     if (data.version === VERSION && data.key === key && data.root === root) {
-      const base = new Map(data.entries.map(fromStored));
+      const base = data.entries;
       let facts: Facts = data;
       let entries = base;
       try {
         const delta = deserialize(await readFile(`${target}.delta`)) as Facts & {
           generation: string;
-          set: StoredEntry[];
+          set: [string, CacheEntry][];
           removed: string[];
         };
         // A delta of another base (rewritten since by another run) is stale: the base alone is whole.
         if (delta.generation === data.generation) {
           entries = new Map(base);
-          for (const stored of delta.set) entries.set(...fromStored(stored));
+          for (const [path, entry] of delta.set) entries.set(path, entry);
           for (const path of delta.removed) entries.delete(path);
           facts = delta;
         }
@@ -205,10 +143,9 @@ export async function saveCache(
     const target = fileFor(dir, root);
     const disk = from && from.key === cache.key ? loaded.get(from) : undefined;
     if (disk) {
-      const set: StoredEntry[] = [];
+      const set: [string, CacheEntry][] = [];
       const removed: string[] = [];
-      for (const [path, entry] of cache.entries)
-        if (disk.base.get(path) !== entry) set.push(toStored(path, entry));
+      for (const [path, entry] of cache.entries) if (disk.base.get(path) !== entry) set.push([path, entry]);
       for (const path of disk.base.keys()) if (!cache.entries.has(path)) removed.push(path);
       if (set.length + removed.length <= DELTA_LIMIT) {
         await write(`${target}.delta`, { ...facts, generation: disk.generation, set, removed });
@@ -223,7 +160,7 @@ export async function saveCache(
       key: cache.key,
       root,
       generation,
-      entries: Array.from(cache.entries, ([path, e]) => toStored(path, e)),
+      entries: cache.entries,
     });
     loaded.set(cache, { generation, base: cache.entries });
   } catch {}

@@ -147,17 +147,14 @@ export async function gitListing(
       indexStamp: stamp,
       dirty,
       async blobsOf(paths) {
-        const wanted = new Set(paths.filter((p) => !changed.has(p)));
+        const fresh = new Set(untracked);
+        const wanted = new Set(paths.filter((p) => !changed.has(p) && !fresh.has(p)));
         if (wanted.size === 0) return new Map();
-        // Literal pathspecs: a path is never read as a pattern.
-        const out = await new Promise<string>((ok, fail) =>
-          execFile(
-            "git",
-            ["-C", root, "--literal-pathspecs", "ls-files", "-s", "-z", "--", ...wanted],
-            { maxBuffer: 1 << 30, encoding: "utf8", env: { ...process.env, GIT_OPTIONAL_LOCKS: "0" } },
-            (error, stdout) => (error ? fail(error) : ok(stdout)),
-          ),
-        );
+        // Literal pathspecs: a path is never read as a pattern. Many paths: the whole index (a bounded
+        // command line).
+        const only =
+          wanted.size <= 500 ? ["--literal-pathspecs", "ls-files", "-s", "-z", "--", ...wanted] : [];
+        const out = await git(root, only.length > 0 ? only : ["ls-files", "-s", "-z"]);
         return blobsIn(out, wanted);
       },
     };

@@ -11,7 +11,7 @@ import picomatch from "picomatch";
 import { type CacheEntry, cacheDir, loadCache, type ScanCache, type SkipReason, saveCache } from "./cache.js";
 import { type Citation, type CitationKind, CitationMatcher } from "./citations.js";
 import { loadTraceConfig, type TraceConfig } from "./config.js";
-import { type CommitCitation, commitsCiting, gitListing } from "./git.js";
+import { type CommitCitation, commitsCiting, type GitListing, gitListing } from "./git.js";
 import { CatalogReader, type LocalCatalog } from "./requirements.js";
 import { walkFiles } from "./walk.js";
 
@@ -136,6 +136,25 @@ function cacheKey(config: TraceConfig, matcher: CitationMatcher, catalog: LocalC
 /** Scans the project at `root` (an absolute, real path). */
 export async function scanProject(root: string, options: ScanOptions): Promise<ScanResult> {
   const started = performance.now();
+  const state = options.state ?? newScanState();
+  // git status runs while the configuration and the cache load; it needs the cache only for what to list.
+  let settle: (known: { stamp: string; digest: string } | undefined) => void = () => {};
+  const listingRun = gitListing(root, new Promise((resolve) => (settle = resolve)));
+  try {
+    return await scanWith(root, options, state, listingRun, settle, started);
+  } finally {
+    settle(undefined); // a scan refused early leaves no git run waiting
+  }
+}
+
+async function scanWith(
+  root: string,
+  options: ScanOptions,
+  state: ScanState,
+  listingRun: Promise<GitListing | undefined>,
+  settle: (known: { stamp: string; digest: string } | undefined) => void,
+  started: number,
+): Promise<ScanResult> {
   const timing: Record<string, number> = {};
   let lap = started;
   const mark = (phase: string) => {
@@ -143,7 +162,6 @@ export async function scanProject(root: string, options: ScanOptions): Promise<S
     timing[phase] = Math.round(now - lap);
     lap = now;
   };
-  const state = options.state ?? newScanState();
   const config = await loadTraceConfig(root);
   const catalog = await state.catalog.read(root, options.env);
   const matcher = new CitationMatcher(config.hostedPrefixes, config.reqlixIndices ? catalog.prefixes : []);
@@ -152,24 +170,28 @@ export async function scanProject(root: string, options: ScanOptions): Promise<S
   let cache = state.cache?.key === key ? state.cache : undefined;
   if (!cache) cache = options.persist ? await loadCache(dir, root, key) : { key, entries: new Map() };
   mark("setup");
-  const listing = await gitListing(root);
+  const known = cache.listing;
+  // An index byte for byte as at the last scan need not be listed again (git status still runs).
+  settle(cache.entries.size > 0 && known?.stamp ? { stamp: known.stamp, digest: known.digest } : undefined);
+  const listing = await listingRun;
   const git = listing !== undefined;
   const head = listing?.head ?? { sha: null, branch: null };
   // While git's index is as at the last scan, only the files git reported changed or untracked then or
   // now (and unreadable ones) can differ from the cache: a rescan visits those alone.
-  const known = cache.listing;
   const incremental = listing && known?.digest === listing.indexDigest && cache.entries.size > 0;
   let paths: Iterable<string>;
   let blobOf: (path: string) => string | undefined;
   let listed: (path: string, blob: string | undefined) => boolean = () => true;
   if (incremental) {
-    paths = new Set([...known.dirty, ...listing.dirty, ...(cache.unreadable ?? [])]);
-    blobOf = (path) => listing.blobOf(path);
+    const visit = new Set([...known.dirty, ...listing.dirty, ...(cache.unreadable ?? [])]);
+    paths = visit;
+    const blobs = await listing.blobsOf([...visit]);
+    blobOf = (path) => blobs.get(path);
     // Reported before but neither now nor clean in the index: deleted or ignored since.
     const now = new Set(listing.dirty);
     listed = (path, blob) => blob !== undefined || now.has(path);
   } else {
-    const all = listing?.all();
+    const all = listing?.all?.();
     paths = all?.paths ?? (await walkFiles(root));
     blobOf = (path) => all?.blobs.get(path);
   }
@@ -255,7 +277,11 @@ export async function scanProject(root: string, options: ScanOptions): Promise<S
     key,
     entries,
     commits: cache.commits,
-    listing: listing && { digest: listing.indexDigest, dirty: listing.dirty },
+    listing: listing && {
+      digest: listing.indexDigest,
+      dirty: listing.dirty,
+      ...(listing.indexStamp ? { stamp: listing.indexStamp } : {}),
+    },
     unreadable: [...unreadable],
   };
   state.cache = fresh;
@@ -274,12 +300,13 @@ export async function scanProject(root: string, options: ScanOptions): Promise<S
   mark("commits");
   const listingChanged =
     fresh.listing?.digest !== cache.listing?.digest ||
+    fresh.listing?.stamp !== cache.listing?.stamp ||
     fresh.listing?.dirty.join("\0") !== cache.listing?.dirty.join("\0");
   if (
     options.persist &&
     (read > 0 || commitsChanged || entries.size !== cache.entries.size || blobsAdded || listingChanged)
   )
-    await saveCache(dir, root, fresh);
+    await saveCache(dir, root, fresh, cache);
   mark("save");
   return {
     ...summary,

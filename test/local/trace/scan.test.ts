@@ -150,6 +150,15 @@ describe("trace scan over a real git repository", () => {
     await fx.write("notes/new.md", "Untracked REQ-201.\n");
     await fx.write("src/auth.ts", "// edited REQ-202\n");
     expect((await check()).read).toBe(2);
+    // Reverted by hand: the index is untouched (no listing again), the file is clean and cited as before.
+    const original = fx.git("show", "HEAD:src/auth.ts");
+    await fx.write("src/auth.ts", "// edited again REQ-205\n");
+    await check();
+    await fx.write("src/auth.ts", original);
+    const byHand = await check();
+    expect(byHand.byFile.get("src/auth.ts")?.map((c) => c.id)).toContain("REQ-012");
+    await fx.write("src/auth.ts", "// edited REQ-202\n");
+    await check();
     // Reverted with git (clean again), the untracked file ignored, then deleted files.
     fx.git("checkout", "--", "src/auth.ts");
     await fx.write(".gitignore", "build/\n*.log\nnotes/\n");

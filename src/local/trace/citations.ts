@@ -6,25 +6,19 @@
  * is ASCII), and a line is decoded only when it holds a match.
  */
 
-export type CitationKind = "impl" | "test" | "doc";
+import type { CitationKind, TraceCitation } from "../../core/trace-snapshot.js";
+
+export type { CitationKind };
 export type IdForm = "hosted" | "reqlix";
 
-export interface Citation {
-  /** Canonical id: hosted numbers padded to three digits (`REQ-12` → `REQ-012`), reqlix numbers unpadded. */
-  id: string;
+/**
+ * One citation: the shape a push sends (core's `TraceCitation`: canonical id — hosted numbers padded to three
+ * digits, reqlix numbers unpadded —, pinned revision or null, `/`-separated path, 1-based line and column in
+ * characters, kind, the test title when the id sits in one on that line, the trimmed line ≤ 200 characters),
+ * plus which form of id it is.
+ */
+export interface Citation extends TraceCitation {
   form: IdForm;
-  /** The pinned revision (`@3`), or null. */
-  revision: number | null;
-  /** Path relative to the project root, `/`-separated. */
-  file: string;
-  /** 1-based line and column (column in characters). */
-  line: number;
-  column: number;
-  kind: CitationKind;
-  /** The test's title when the id sits inside a test title string on that line. */
-  test_name: string | null;
-  /** The line, trimmed, at most 200 characters. */
-  snippet: string;
 }
 
 export interface FoundId {

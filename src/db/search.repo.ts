@@ -1,6 +1,7 @@
 /**
  * Full-text search over every entity (DESIGN): FTS5 `search_fts` (reference id, title, description), ranked
- * with bm25; the entity whose reference id is exactly the query ranks first. Pages use keyset cursors on
+ * with bm25 over the caller's workspace (search-ranking.ts: at most RANKED_CANDIDATES matches, newest first,
+ * are scored); the entity whose reference id is exactly the query ranks first. Pages use keyset cursors on
  * (exact, score, rowid), so a cursor names a position in the ranking rather than an offset.
  */
 import { type SQL, sql } from "drizzle-orm";
@@ -10,12 +11,18 @@ import { kindOfReference } from "../core/references.js";
 import type { Executor } from "./database.js";
 import { decodeCursor, encodeCursor } from "./entity-support.js";
 import { requirementTypeId } from "./requirement-types.repo.js";
+import {
+  isRankKey,
+  RANKED_CANDIDATES,
+  type Ranked,
+  type RankedPage,
+  type RankKey,
+  rankedPage,
+  workspaceMatch,
+} from "./search-ranking.js";
 
 export const SEARCH_KINDS = ["epic", "user_story", "requirement", "acceptance_criterion"] as const;
 export type SearchKind = (typeof SEARCH_KINDS)[number];
-
-/** Column weights for bm25: a hit in the reference id or title matters more than one in the text. */
-const BM25 = sql.raw("bm25(search_fts, 10.0, 5.0, 1.0)");
 
 export interface SearchHit {
   kind: SearchKind;
@@ -35,12 +42,8 @@ export interface SearchPage<T> {
   query: string;
   items: T[];
   next_cursor?: string;
-}
-
-interface Ranked {
-  rid: number;
-  score: number;
-  exact: number;
+  /** Present when more matches exist than are ranked: what was ranked and how to narrow the search. */
+  note?: string;
 }
 
 interface Shown {
@@ -50,10 +53,6 @@ interface Shown {
   title: string;
   snippet: string;
 }
-
-type CursorKey = [number, number, number];
-const isCursorKey = (k: unknown): k is CursorKey =>
-  Array.isArray(k) && k.length === 3 && k.every((v) => typeof v === "number" && Number.isFinite(v));
 
 /**
  * Search rowids (drizzle/0002): workspace_id * 2^32 + entity id * 8 + kind code. A workspace is one rowid
@@ -123,41 +122,18 @@ async function exactRowid(
   return rows[0] ? rowidOf(workspaceId, Number(rows[0].id), exact.kind) : -1;
 }
 
-/**
- * Ranks matches of one workspace: the exact entity first, then bm25, then rowid (a total order, so keyset
- * cursors neither skip nor repeat). Only rowids and scores: stored text is read for the page alone.
- */
-async function ranked(
+/** What a page shows (reference, title, kind, snippet), read for the page's rowids only. */
+async function shown(
   ex: Executor,
   workspaceId: number,
   match: string,
-  exact: number,
-  join: SQL,
-  where: SQL,
-  after: CursorKey | undefined,
-  limit: number,
-): Promise<Ranked[]> {
-  const lo = workspaceId * WORKSPACE_SPAN;
-  // The common case (no exact id, first page) is a plain ranked scan; the wrapper only when it is needed.
-  const exactExpr = exact >= 0 ? sql`CASE WHEN f.rowid = ${exact} THEN 0 ELSE 1 END` : sql`1`;
-  const inner = sql`
-      SELECT f.rowid AS rid, ${BM25} AS score, ${exactExpr} AS exact
-      FROM search_fts f ${join}
-      WHERE search_fts MATCH ${match} AND f.rowid BETWEEN ${lo} AND ${lo + WORKSPACE_SPAN - 1} AND ${where}`;
-  const query = after
-    ? sql`SELECT * FROM (${inner}) WHERE (exact, score, rid) > (${after[0]}, ${after[1]}, ${after[2]})
-          ORDER BY exact, score, rid LIMIT ${limit + 1}`
-    : sql`${inner} ORDER BY exact, score, rid LIMIT ${limit + 1}`;
-  const rows = await ex.all<Ranked>(query);
-  return rows.map((r) => ({ rid: Number(r.rid), score: Number(r.score), exact: Number(r.exact) }));
-}
-
-/** What a page shows (reference, title, kind, snippet), read for the page's rowids only. */
-async function shown(ex: Executor, match: string, rids: number[]): Promise<Map<number, Shown>> {
+  rids: number[],
+): Promise<Map<number, Shown>> {
   if (rids.length === 0) return new Map();
+  // The workspace term makes FTS5 seek to each rowid; a lone phrase would walk its doclist once per rowid.
   const rows = await ex.all<Shown>(sql`
     SELECT rowid AS rid, kind, reference_id, title, snippet(search_fts, -1, '**', '**', '…', 16) AS snippet
-    FROM search_fts WHERE search_fts MATCH ${match} AND rowid IN (${sql.join(
+    FROM search_fts WHERE search_fts MATCH ${workspaceMatch(workspaceId, match)} AND rowid IN (${sql.join(
       rids.map((r) => sql`${r}`),
       sql`, `,
     )})`);
@@ -170,21 +146,27 @@ function passage(r: Shown): string {
   return r.snippet;
 }
 
+/** What an answer says when the query matches more than is ranked. */
+export const CAPPED_NOTE = `More than ${RANKED_CANDIDATES.toLocaleString("en")} matches: only the newest ${RANKED_CANDIDATES.toLocaleString("en")} are ranked and returned. Add words or filters to narrow the search.`;
+
 function paged<T>(
-  rows: Ranked[],
+  page: RankedPage,
   limit: number,
   tag: string,
   query: string,
   toItem: (r: Ranked) => T | undefined,
 ): SearchPage<T> {
+  const { rows, boundary } = page;
   const more = rows.length > limit;
   const kept = more ? rows.slice(0, limit) : rows;
   const last = kept[kept.length - 1];
+  const key: RankKey | undefined = last ? [last.exact, last.score, last.rid, boundary] : undefined;
   return {
     mode: "lexical",
     query,
     items: kept.map(toItem).filter((x): x is T => x !== undefined),
-    ...(more && last ? { next_cursor: encodeCursor(tag, [last.exact, last.score, last.rid]) } : {}),
+    ...(more && key ? { next_cursor: encodeCursor(tag, key) } : {}),
+    ...(boundary > 0 ? { note: CAPPED_NOTE } : {}),
   };
 }
 
@@ -208,7 +190,7 @@ export async function searchGlobal(
   const kinds =
     input.entity_types && input.entity_types.length > 0 ? [...new Set(input.entity_types)].sort() : [];
   const tag = `search_global:${fingerprint([match, kinds, input.status ?? null])}`;
-  const after = decodeCursor(tag, input.cursor, isCursorKey);
+  const after = decodeCursor(tag, input.cursor, isRankKey);
   const conditions: SQL[] = [sql`1 = 1`];
   if (kinds.length > 0) {
     conditions.push(
@@ -225,23 +207,22 @@ export async function searchGlobal(
       WHEN 3 THEN (SELECT status FROM requirements WHERE id = ${ENTITY_ID})
       END) = ${input.status}`);
   }
-  const exactId = await exactRowid(ex, workspaceId, exact);
-  const rows = await ranked(
+  const ranked = await rankedPage(ex, {
+    workspaceId,
+    phrases: match,
+    exact: await exactRowid(ex, workspaceId, exact),
+    join: sql``,
+    where: sql.join(conditions, sql` AND `),
+    after,
+    limit: input.limit,
+  });
+  const page = await shown(
     ex,
     workspaceId,
     match,
-    exactId,
-    sql``,
-    sql.join(conditions, sql` AND `),
-    after,
-    input.limit,
+    ranked.rows.slice(0, input.limit).map((r) => r.rid),
   );
-  const page = await shown(
-    ex,
-    match,
-    rows.slice(0, input.limit).map((r) => r.rid),
-  );
-  return paged(rows, input.limit, tag, input.query, (r) => {
+  return paged(ranked, input.limit, tag, input.query, (r) => {
     const s = page.get(r.rid);
     if (!s) return undefined;
     return {
@@ -284,31 +265,29 @@ export async function searchRequirements(
   const { match, exact } = ftsQuery(input.query);
   const typeId = input.type === undefined ? undefined : await requirementTypeId(ex, workspaceId, input.type);
   const tag = `search_requirements:${fingerprint([match, input.status ?? null, typeId ?? null, input.priority ?? null])}`;
-  const after = decodeCursor(tag, input.cursor, isCursorKey);
+  const after = decodeCursor(tag, input.cursor, isRankKey);
   const filters: SQL[] = [sql`f.rowid % 8 = ${KIND_CODES.requirement}`];
   if (input.status !== undefined) filters.push(sql`r.status = ${input.status}`);
   if (typeId !== undefined) filters.push(sql`r.type_id = ${typeId}`);
   if (input.priority !== undefined) filters.push(sql`r.priority = ${input.priority}`);
   // CROSS JOIN keeps FTS5 the outer loop; the requirement row is read only when a filter needs it.
   const join = filters.length > 1 ? sql`CROSS JOIN requirements r ON r.id = ${ENTITY_ID}` : sql``;
-  const exactId = await exactRowid(ex, workspaceId, exact?.kind === "requirement" ? exact : undefined);
-  const rows = await ranked(
-    ex,
+  const ranked = await rankedPage(ex, {
     workspaceId,
-    match,
-    exactId,
+    phrases: match,
+    exact: await exactRowid(ex, workspaceId, exact?.kind === "requirement" ? exact : undefined),
     join,
-    sql.join(filters, sql` AND `),
+    where: sql.join(filters, sql` AND `),
     after,
-    input.limit,
-  );
+    limit: input.limit,
+  });
   const page = await shownRequirements(
     ex,
     workspaceId,
     match,
-    rows.slice(0, input.limit).map((r) => r.rid),
+    ranked.rows.slice(0, input.limit).map((r) => r.rid),
   );
-  return paged(rows, input.limit, tag, input.query, (r) => {
+  return paged(ranked, input.limit, tag, input.query, (r) => {
     const hit = page.get(r.rid);
     if (!hit) return undefined;
     const { rid: _rid, kind: _kind, ...shown } = hit;
@@ -334,7 +313,7 @@ async function shownRequirements(
     CROSS JOIN requirements r ON r.id = ${ENTITY_ID}
     JOIN user_stories s ON s.id = r.user_story_id
     JOIN requirement_types t ON t.id = r.type_id
-    WHERE search_fts MATCH ${match} AND +r.workspace_id = ${workspaceId} AND f.rowid IN (${sql.join(
+    WHERE search_fts MATCH ${workspaceMatch(workspaceId, match)} AND +r.workspace_id = ${workspaceId} AND f.rowid IN (${sql.join(
       rids.map((r) => sql`${r}`),
       sql`, `,
     )})`);

@@ -19,6 +19,12 @@ const searchMeta = {
   mode: z.literal("lexical").describe("How results were found: lexical = full-text (FTS5, bm25)."),
   query: z.string(),
   next_cursor: z.string().optional().describe("Present when more results exist: pass it as cursor."),
+  note: z
+    .string()
+    .optional()
+    .describe(
+      "Present when the query matches more than can be ranked: only the newest matches are ranked and returned; add words or filters.",
+    ),
 };
 
 const hitFields = {

@@ -1,0 +1,223 @@
+/**
+ * search_requirements at 1,000,000 requirements (issue 16, item 1): p99 ≤ 20 ms for every query class, in
+ * the 1M workspace and in a small workspace sharing its database, next to the raw FTS5 query (full bm25 over
+ * the workspace's matches) in the same run; and relevance: top-10 overlap with that full bm25 ranking on a
+ * judged set of queries matching fewer than 5,000 rows (target ≥ 0.9).
+ *
+ * The database is built once (minutes) into a file and reused: --db (default in the temp folder).
+ *
+ *   npx tsx bench/search-1m.ts [--rows 1000000] [--small 2000] [--runs 60] [--db /tmp/reqlix-search-1m.db]
+ */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { cpus, loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import { performance } from "node:perf_hooks";
+import { sql } from "drizzle-orm";
+import { ftsQuery } from "../src/db/search.repo.js";
+import { RANKED_CANDIDATES, textMatch } from "../src/db/search-ranking.js";
+import type { HostedContext } from "../src/hosted/context.js";
+import { hostedRegistry } from "../src/hosted/registry.js";
+import { compileRegistries, parseToolInput } from "../src/protocol/compile.js";
+import { numberArg, percentile, rng } from "./lib.js";
+import { openSearchData, type SearchWorkspace, VOCAB } from "./search-data.js";
+
+const ROWS = numberArg("rows", 1_000_000);
+const SMALL = numberArg("small", 2000);
+const RUNS = numberArg("runs", 60);
+const RAW_RUNS = numberArg("raw-runs", 3);
+const dbArg = process.argv.indexOf("--db");
+const DB = dbArg === -1 ? join(tmpdir(), `reqlix-search-${ROWS}.db`) : (process.argv[dbArg + 1] as string);
+const TARGET_P99_MS = 20;
+const TARGET_OVERLAP = 0.9;
+
+const data = await openSearchData(DB, ROWS, SMALL);
+const { database } = data;
+const compiled = compileRegistries([hostedRegistry]);
+const tool = compiled.tools.get("search_requirements");
+if (!tool) throw new Error("search_requirements is not registered");
+
+const ctxOf = (ws: SearchWorkspace): HostedContext => ({
+  auth: {
+    userId: data.user.id,
+    username: data.user.username,
+    workspaceId: ws.id,
+    workspaceSlug: ws.slug,
+    role: "viewer",
+    tokenId: 0,
+    isOwner: false,
+  },
+  database,
+  requestId: "bench",
+  now: () => new Date(),
+  signal: new AbortController().signal,
+  progress: async () => {},
+});
+
+interface Hit {
+  reference_id: string;
+}
+const cpuTimes: number[] = [];
+async function viaTool(
+  ws: SearchWorkspace,
+  query: string,
+  limit = 20,
+): Promise<{ ms: number; ids: string[] }> {
+  const input = parseToolInput(tool as NonNullable<typeof tool>, { query, limit });
+  const c0 = process.cpuUsage();
+  const t0 = performance.now();
+  const out = (await tool?.def.handler(input, ctxOf(ws))) as { items: Hit[] };
+  const ms = performance.now() - t0;
+  const cpu = process.cpuUsage(c0);
+  cpuTimes.push((cpu.user + cpu.system) / 1000);
+  return { ms, ids: out.items.map((i) => i.reference_id) };
+}
+
+/** The raw FTS5 query: full bm25 over every match in the workspace, the page's ids joined in. */
+async function raw(ws: SearchWorkspace, query: string, limit = 20): Promise<{ ms: number; ids: string[] }> {
+  const { match } = ftsQuery(query);
+  const lo = ws.id * 4_294_967_296;
+  const t0 = performance.now();
+  const rows = await database.read((db) =>
+    db.all<{ reference_id: string }>(sql`
+      SELECT f.reference_id FROM search_fts f
+      WHERE search_fts MATCH ${textMatch(match)} AND f.rowid BETWEEN ${lo} AND ${lo + 4_294_967_295}
+        AND f.rowid % 8 = 3
+      ORDER BY bm25(search_fts, 10.0, 5.0, 1.0, 0.0), f.rowid LIMIT ${limit}`),
+  );
+  return { ms: performance.now() - t0, ids: rows.map((r) => r.reference_id) };
+}
+
+async function matches(ws: SearchWorkspace, query: string): Promise<number> {
+  const { match } = ftsQuery(query);
+  const lo = ws.id * 4_294_967_296;
+  const rows = await database.read((db) =>
+    db.all<{ n: number }>(sql`SELECT count(*) AS n FROM search_fts f
+      WHERE search_fts MATCH ${`{ws}: "ws${ws.id}" AND ${textMatch(match)}`} AND f.rowid BETWEEN ${lo} AND ${lo + 4_294_967_295}`),
+  );
+  return Number(rows[0]?.n ?? 0);
+}
+
+// Query classes, as people search a backlog (the same as bench/search.ts).
+const qr = rng(7);
+const pick = <T>(list: T[]) => list[Math.floor(qr() * list.length)] as T;
+const rare = VOCAB.slice(1500, 3000);
+const middling = VOCAB.slice(40, 200);
+const common = VOCAB.slice(0, 8);
+const classes: { name: string; make: (ws: SearchWorkspace) => string }[] = [
+  { name: "reference id", make: (ws) => `REQ-${1 + Math.floor(qr() * ws.rows)}` },
+  { name: "rare word", make: () => pick(rare) },
+  { name: "middling word", make: () => pick(middling) },
+  { name: "two words", make: () => `${pick(middling)} ${pick(VOCAB.slice(8, 60))}` },
+  { name: "common word", make: () => pick(common) },
+];
+const stats = (times: number[]) => {
+  const s = [...times].sort((a, b) => a - b);
+  return { p50: percentile(s, 50), p99: percentile(s, 99) };
+};
+
+// Warm-up: page cache and statement cache, both workspaces.
+for (let i = 0; i < 20; i++) {
+  for (const ws of [data.big, data.small]) await viaTool(ws, pick(classes).make(ws));
+}
+
+const rows: Record<string, string | number>[] = [];
+let worstP99 = 0;
+for (const ws of [data.big, data.small]) {
+  for (const c of classes) {
+    const queries = Array.from({ length: RUNS }, () => c.make(ws));
+    const cpuFrom = cpuTimes.length;
+    const times: number[] = [];
+    for (const q of queries) times.push((await viaTool(ws, q)).ms);
+    const rawTimes: number[] = [];
+    for (const q of queries.slice(0, RAW_RUNS)) rawTimes.push((await raw(ws, q)).ms);
+    const f = stats(times);
+    const cpu = stats(cpuTimes.slice(cpuFrom));
+    const r = stats(rawTimes);
+    worstP99 = Math.max(worstP99, f.p99);
+    const sample = queries[0] as string;
+    rows.push({
+      workspace: `${ws.slug} (${ws.rows.toLocaleString("en")})`,
+      class: c.name,
+      example: sample,
+      matches: c.name === "reference id" ? 1 : await matches(ws, sample),
+      p50_ms: +f.p50.toFixed(2),
+      p99_ms: +f.p99.toFixed(2),
+      cpu_p99_ms: +cpu.p99.toFixed(2),
+      raw_fts5_p50_ms: +r.p50.toFixed(2),
+      raw_over_tool_p50: +(r.p50 / f.p50).toFixed(1),
+    });
+  }
+}
+
+// Relevance: queries of the 1M workspace matching fewer than 5,000 rows, top 10 against full bm25.
+const judged: Record<string, string | number>[] = [];
+const jr = rng(11);
+const jpick = <T>(list: T[]) => list[Math.floor(jr() * list.length)] as T;
+const candidates = [
+  ...Array.from({ length: 8 }, () => jpick(rare)),
+  ...Array.from({ length: 8 }, () => `${jpick(VOCAB.slice(200, 1500))} ${jpick(VOCAB.slice(0, 40))}`),
+  ...Array.from({ length: 8 }, () => `${jpick(middling)} ${jpick(VOCAB.slice(8, 60))}`),
+  ...Array.from({ length: 4 }, () => `${jpick(middling)} ${jpick(middling)}`),
+];
+for (const q of candidates) {
+  const n = await matches(data.big, q);
+  if (n === 0 || n >= 5000) continue;
+  const ours = (await viaTool(data.big, q, 10)).ids;
+  const full = (await raw(data.big, q, 10)).ids;
+  const shared = ours.filter((id) => full.includes(id)).length;
+  judged.push({ query: q, matches: n, overlap: +(shared / Math.max(1, full.length)).toFixed(2) });
+}
+const overlaps = judged.map((j) => Number(j.overlap));
+const minOverlap = overlaps.length ? Math.min(...overlaps) : Number.NaN;
+const meanOverlap = overlaps.reduce((a, b) => a + b, 0) / Math.max(1, overlaps.length);
+
+const summary = {
+  rows: ROWS,
+  small_workspace_rows: SMALL,
+  ranked_candidates: RANKED_CANDIDATES,
+  runs_per_class: RUNS,
+  worst_class_p99_ms: +worstP99.toFixed(2),
+  target: `p99 ≤ ${TARGET_P99_MS} ms every class, both workspaces; top-10 overlap ≥ ${TARGET_OVERLAP} below 5,000 matches`,
+  p99_pass: worstP99 <= TARGET_P99_MS,
+  judged_queries: judged.length,
+  overlap_min: +minOverlap.toFixed(2),
+  overlap_mean: +meanOverlap.toFixed(2),
+  overlap_pass: minOverlap >= TARGET_OVERLAP,
+  node: process.version,
+  load_average_1m: +(loadavg()[0] ?? 0).toFixed(2),
+  cpus: cpus().length,
+  date: new Date().toISOString(),
+};
+console.table(rows);
+console.table(judged);
+console.table([summary]);
+
+mkdirSync("bench/results", { recursive: true });
+writeFileSync(
+  "bench/results/search-1m.json",
+  `${JSON.stringify({ summary, classes: rows, judged }, null, 2)}\n`,
+);
+const md = [
+  `# search_requirements at ${ROWS.toLocaleString("en")} requirements`,
+  "",
+  `Run ${summary.date} on Node ${summary.node}, ${summary.cpus} cores, 1-minute load average ${summary.load_average_1m}. ${RUNS} queries per class through the search_requirements tool (argument parsing + handler), in the ${ROWS.toLocaleString("en")}-requirement workspace and in a ${SMALL.toLocaleString("en")}-requirement workspace of the same database; the raw FTS5 query (full bm25 over the workspace's matches) for ${RAW_RUNS} of them in the same run. CPU is what a query cost this process; wall time adds waiting for a core.`,
+  "",
+  "| workspace | class | example | matches | p50 ms | p99 ms | CPU p99 ms | raw FTS5 p50 ms | raw / tool |",
+  "|---|---|---|---:|---:|---:|---:|---:|---:|",
+  ...rows.map(
+    (r) =>
+      `| ${r.workspace} | ${r.class} | \`${r.example}\` | ${r.matches} | ${r.p50_ms} | ${r.p99_ms} | ${r.cpu_p99_ms} | ${r.raw_fts5_p50_ms} | ${r.raw_over_tool_p50}× |`,
+  ),
+  "",
+  `Relevance (${judged.length} queries of the large workspace matching fewer than 5,000 rows): top-10 overlap with full bm25 min ${summary.overlap_min}, mean ${summary.overlap_mean} (target ≥ ${TARGET_OVERLAP}: ${summary.overlap_pass ? "met" : "NOT met"}).`,
+  "",
+  "| query | matches | overlap |",
+  "|---|---:|---:|",
+  ...judged.map((j) => `| \`${j.query}\` | ${j.matches} | ${j.overlap} |`),
+  "",
+  `**Worst class p99 ${summary.worst_class_p99_ms} ms** (target ≤ ${TARGET_P99_MS} ms: ${summary.p99_pass ? "met" : "NOT met"} on this run). Queries matching more than ${RANKED_CANDIDATES.toLocaleString("en")} rows rank their newest ${RANKED_CANDIDATES.toLocaleString("en")} (see README).`,
+  "",
+].join("\n");
+writeFileSync("bench/results/search-1m.md", md);
+await database.close();
+if (!summary.p99_pass || !summary.overlap_pass) process.exitCode = 1;

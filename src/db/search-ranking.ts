@@ -1,0 +1,130 @@
+/**
+ * How search ranks (issue 16): bm25 over the caller's workspace, with a bound on how many matches are scored.
+ *
+ * Two facts about FTS5 at a million rows shape this file (measured in bench/search-1m.ts):
+ * - FTS5 positions a single-phrase query at a rowid range by walking the phrase's doclist from its start,
+ *   but it intersects an AND by seeking the longer doclist. So a small workspace is searched as
+ *   `{ws}: "ws<id>" AND {text columns}: (...)` (migration 0010 indexes that term), which walks only its own
+ *   rows; a large workspace is searched by its rowid range (drizzle/0002), which avoids seeking through its
+ *   own long workspace doclist for every match.
+ * - bm25 costs about a microsecond per scored row. Matches are scored newest first, at most
+ *   RANKED_CANDIDATES of them: a query matching fewer is ranked exactly as full bm25 ranks it; one matching
+ *   more ranks its newest RANKED_CANDIDATES (the answer says so) and asks for more words.
+ */
+import { type SQL, sql } from "drizzle-orm";
+import type { Executor } from "./database.js";
+
+/** Most matches bm25 scores for one query; the rest of a larger match set is not returned. */
+export const RANKED_CANDIDATES = 5000;
+/** Workspaces with more rows are searched by rowid range, smaller ones through their workspace term. */
+const SMALL_WORKSPACE_ROWS = 20_000;
+/** Matches a later page tolerates being added before it, before it re-reads the whole match set. */
+const LATER_PAGE_SLACK = 1000;
+
+/** Column weights for bm25: reference id, title, text; the workspace term weighs nothing. */
+const BM25 = sql.raw("bm25(search_fts, 10.0, 5.0, 1.0, 0.0)");
+const WORKSPACE_SPAN = 4_294_967_296;
+const TEXT_COLUMNS = "{reference_id title description}";
+
+export interface Ranked {
+  rid: number;
+  score: number;
+  exact: number;
+}
+
+/** A position in a ranking: (exact, score, rowid) of the last row shown, and the page's candidate bound. */
+export type RankKey = [exact: number, score: number, rid: number, boundary: number];
+export const isRankKey = (k: unknown): k is RankKey =>
+  Array.isArray(k) && k.length === 4 && k.every((v) => typeof v === "number" && Number.isFinite(v));
+
+export interface RankedPage {
+  rows: Ranked[];
+  /** Rowids at or below this are beyond the candidates and not ranked (0: every match was ranked). */
+  boundary: number;
+}
+
+/** The user's phrases, limited to the text columns (the workspace term is never matched by words). */
+export const textMatch = (phrases: string) => `${TEXT_COLUMNS}: (${phrases})`;
+/** The user's phrases within one workspace's rows, through its indexed workspace term. */
+export const workspaceMatch = (workspaceId: number, phrases: string) =>
+  `{ws}: "ws${workspaceId}" AND ${textMatch(phrases)}`;
+
+/** Whether a workspace is small enough to be searched through its workspace term. */
+async function isSmallWorkspace(ex: Executor, workspaceId: number): Promise<boolean> {
+  const rows = await ex.all<{ n: number }>(sql`SELECT count(*) AS n FROM (SELECT 1 FROM search_fts
+    WHERE search_fts MATCH ${`{ws}: "ws${workspaceId}"`} LIMIT ${SMALL_WORKSPACE_ROWS + 1})`);
+  return Number(rows[0]?.n ?? 0) <= SMALL_WORKSPACE_ROWS;
+}
+
+export interface RankQuery {
+  workspaceId: number;
+  /** The user's phrases (ftsQuery). */
+  phrases: string;
+  /** Rowid of the entity the query names exactly, or -1. */
+  exact: number;
+  join: SQL;
+  where: SQL;
+  after: RankKey | undefined;
+  limit: number;
+}
+
+/**
+ * One page of the ranking: the exact entity first, then bm25, then rowid (a total order, so keyset cursors
+ * neither skip nor repeat), over the workspace's newest RANKED_CANDIDATES matches. Only rowids and scores:
+ * stored text is read for the page alone.
+ */
+export async function rankedPage(ex: Executor, q: RankQuery): Promise<RankedPage> {
+  const small = await isSmallWorkspace(ex, q.workspaceId);
+  const lo = q.workspaceId * WORKSPACE_SPAN;
+  // Scoping twice is deliberate: the match or range does the work, the rowid test guarantees the tenant.
+  const match = small ? workspaceMatch(q.workspaceId, q.phrases) : textMatch(q.phrases);
+  const scope = small
+    ? sql`(f.rowid >> 32) = ${q.workspaceId}`
+    : sql`f.rowid BETWEEN ${lo} AND ${lo + WORKSPACE_SPAN - 1}`;
+  const exactExpr = q.exact >= 0 ? sql`CASE WHEN f.rowid = ${q.exact} THEN 0 ELSE 1 END` : sql`1`;
+  const run = async (window: number | undefined) => {
+    // Newest first, so the bound keeps the same candidates from page to page; FTS5 stops at the LIMIT.
+    const candidates = sql`SELECT f.rowid AS rid, ${BM25} AS score, ${exactExpr} AS exact
+      FROM search_fts f ${q.join}
+      WHERE search_fts MATCH ${match} AND ${scope} AND ${q.where}
+      ORDER BY f.rowid DESC ${window === undefined ? sql`` : sql`LIMIT ${window}`}`;
+    const boundary = q.after
+      ? sql`${q.after[3]}`
+      : sql`(CASE WHEN (SELECT count(*) FROM c) > ${RANKED_CANDIDATES} THEN (SELECT min(rid) FROM c) ELSE 0 END)`;
+    const keyset = q.after
+      ? sql`AND (exact, score, rid) > (${q.after[0]}, ${q.after[1]}, ${q.after[2]})`
+      : sql``;
+    // One row per result plus the window's size and lowest rowid (a lone row of NULLs when nothing is left).
+    return ex.all<{
+      rid: number | null;
+      score: number;
+      exact: number;
+      bound: number;
+      n: number;
+      low: number;
+    }>(sql`
+      WITH c AS MATERIALIZED (${candidates}),
+           m AS (SELECT count(*) AS n, min(rid) AS low FROM c)
+      SELECT r.rid, r.score, r.exact, ${boundary} AS bound, m.n, m.low
+      FROM m LEFT JOIN (SELECT rid, score, exact FROM c WHERE rid > ${boundary} ${keyset}
+                        ORDER BY exact, score, rid LIMIT ${q.limit + 1}) r ON 1
+      ORDER BY r.exact, r.score, r.rid`);
+  };
+  let rows = await run(q.after ? RANKED_CANDIDATES + 1 + LATER_PAGE_SLACK : RANKED_CANDIDATES + 1);
+  const meta = rows[0];
+  // Many matches were added since the first page: the window may no longer reach the page's bound.
+  if (
+    q.after &&
+    meta &&
+    Number(meta.n) === RANKED_CANDIDATES + 1 + LATER_PAGE_SLACK &&
+    Number(meta.low) > q.after[3]
+  ) {
+    rows = await run(undefined);
+  }
+  return {
+    rows: rows
+      .filter((r) => r.rid !== null)
+      .map((r) => ({ rid: Number(r.rid), score: Number(r.score), exact: Number(r.exact) })),
+    boundary: q.after ? q.after[3] : Number(rows[0]?.bound ?? 0),
+  };
+}

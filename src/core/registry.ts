@@ -72,6 +72,11 @@ export interface ToolDef<
    */
   render?(output: O): string | ContentItem[];
   /**
+   * The structured content (`structuredContent`, matching `output`) when it is not the handler's whole
+   * output: a tool whose text already carries part of the data sends only the rest (no duplicated payload).
+   */
+  structured?(output: O): Record<string, unknown>;
+  /**
    * The handler sends log messages (`ctx.logToClient`). `/mcp` then streams its answer to a client that
    * accepts SSE, so the messages reach it before the result (a JSON answer has no room for them).
    */

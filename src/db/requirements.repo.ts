@@ -253,7 +253,33 @@ function afterKey([priority, createdAt, id]: RequirementKey): SQL | undefined {
   );
 }
 
-/** Up to `limit` requirements of one story after `after` (from the start without it), in the story order. */
+/** Rows strictly after `key` in the story order, over the aliased table `r` of the page query below. */
+function afterKeyRaw([priority, createdAt, id]: RequirementKey): SQL {
+  return sql`(r.priority > ${priority} OR (r.priority = ${priority} AND r.created_at < ${createdAt})
+    OR (r.priority = ${priority} AND r.created_at = ${createdAt} AND r.id < ${id}))`;
+}
+
+type PageRow = [
+  id: number,
+  reference_id: string,
+  user_story_id: string,
+  title: string,
+  description: string,
+  status: Requirement["status"],
+  priority: number,
+  type_name: string,
+  creator_username: string | null,
+  assignee_username: string | null,
+  revision: number,
+  created_at: string,
+  updated_at: string,
+];
+
+/**
+ * Up to `limit` requirements of one story after `after` (from the start without it), in the story order.
+ * A whole story can be 1,000 rows a page (issue 16, item 5): the rows come as arrays, mapped here once, not
+ * through the query builder's per-row mapping, which cost as much again as reading them.
+ */
 export async function requirementsOfUserStoryAfter(
   ex: Executor,
   workspaceId: number,
@@ -261,35 +287,53 @@ export async function requirementsOfUserStoryAfter(
   after: RequirementKey | undefined,
   limit: number,
 ): Promise<{ item: Requirement; key: RequirementKey }[]> {
-  const rows = await select(ex)
-    .where(
-      and(
-        inWorkspace(requirements.workspaceId, workspaceId, true),
-        eq(requirements.userStoryId, storyRowId),
-        after ? afterKey(after) : undefined,
-      ),
-    )
-    .orderBy(asc(requirements.priority), desc(requirements.createdAt), desc(requirements.id))
-    .limit(limit);
-  return rows.map((r) => ({ item: toRequirement(r), key: [r.priority, r.created_at, r.id] }));
+  const rows = await ex.values<PageRow>(sql`
+    SELECT r.id, r.reference_id, s.reference_id, r.title, r.description, r.status, r.priority, t.name,
+           c.username, a.username, r.revision, r.created_at, r.updated_at
+    FROM requirements r
+    JOIN user_stories s ON s.id = r.user_story_id
+    JOIN requirement_types t ON t.id = r.type_id
+    LEFT JOIN users c ON c.id = r.creator_id
+    LEFT JOIN users a ON a.id = r.assignee_id
+    WHERE +r.workspace_id = ${workspaceId} AND r.user_story_id = ${storyRowId} ${after ? sql`AND ${afterKeyRaw(after)}` : sql``}
+    ORDER BY r.priority, r.created_at DESC, r.id DESC
+    LIMIT ${limit}`);
+  return rows.map((r) => ({
+    item: {
+      reference_id: r[1],
+      user_story_id: r[2],
+      title: r[3],
+      description: r[4],
+      status: r[5],
+      priority: r[6],
+      type_name: r[7],
+      creator_username: r[8],
+      assignee_username: r[9],
+      revision: r[10],
+      created_at: r[11],
+      updated_at: r[12],
+    },
+    key: [r[6], r[11], r[0]],
+  }));
 }
 
-/** How many requirements the story has (after `after`, when given). */
+/** How many requirements the story has, and how many of them come after `after` (0 without it). */
 export async function countRequirementsOfUserStory(
   ex: Executor,
   workspaceId: number,
   storyRowId: number,
   after?: RequirementKey,
-): Promise<number> {
+): Promise<{ total: number; after: number }> {
   const rows = await ex
-    .select({ n: count() })
+    .select({
+      total: count(),
+      after: after
+        ? sql<number>`coalesce(sum(CASE WHEN ${afterKey(after)} THEN 1 ELSE 0 END), 0)`
+        : sql<number>`0`,
+    })
     .from(requirements)
     .where(
-      and(
-        inWorkspace(requirements.workspaceId, workspaceId, true),
-        eq(requirements.userStoryId, storyRowId),
-        after ? afterKey(after) : undefined,
-      ),
+      and(inWorkspace(requirements.workspaceId, workspaceId, true), eq(requirements.userStoryId, storyRowId)),
     );
-  return rows[0]?.n ?? 0;
+  return { total: Number(rows[0]?.total ?? 0), after: Number(rows[0]?.after ?? 0) };
 }

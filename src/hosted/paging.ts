@@ -28,16 +28,23 @@ export const pageLimit = () =>
       `Most items on one page (1–${MAX_PAGE_ITEMS}, default ${DEFAULT_PAGE_ITEMS}, so a normal story comes whole). A page also ends early near 1 MiB; next_cursor then continues it.`,
     );
 
-const encoder = new TextEncoder();
-const utf8 = (text: string) => encoder.encode(text).length;
+const ASCII = /^[\x00-\x7f]*$/;
 
-/** Bytes JSON escaping adds to `text` inside a JSON string: `\"`, `\\`, `\n` add one; `\u0001` adds five. */
-function escapes(text: string): number {
-  let n = 0;
+/** UTF-8 length of `text`, counted without encoding it (pages measure every item they hold). */
+function utf8(text: string): number {
+  if (ASCII.test(text)) return text.length;
+  let n = text.length;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    if (c === 34 || c === 92 || c === 8 || c === 9 || c === 10 || c === 12 || c === 13) n++;
-    else if (c < 32) n += 5;
+    if (c < 0x80) continue;
+    if (c < 0x800) n += 1;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
+      const d = text.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) {
+        n += 2; // a surrogate pair: 2 UTF-16 units, 4 bytes
+        i++;
+      } else n += 2;
+    } else n += 2;
   }
   return n;
 }
@@ -50,7 +57,7 @@ type Item = Epic | UserStory | Requirement | AcceptanceCriterion;
  */
 export function jsonAnswerBytes(item: Item): number {
   const compact = JSON.stringify(item);
-  return 2 * utf8(compact) + escapes(compact) + Object.keys(item).length * 16;
+  return utf8(compact) + textBytes(compact) + Object.keys(item).length * 16;
 }
 
 /** The budget of a tool page (`limit` items within the byte cap). */
@@ -65,7 +72,13 @@ export const PROMPT_BUDGET: PageBudget = {
   size: (item) => utf8(JSON.stringify(item)),
 };
 
-/** What a string adds inside a JSON answer (its bytes plus its escapes). */
+/** What a JSON value adds to an answer as it is (structured content), not as a string. */
+export const jsonBytes = (value: unknown) => utf8(JSON.stringify(value));
+
+/**
+ * What a string adds inside a JSON answer: its bytes with JSON's escapes (`\n` is two bytes, `\u0001` six),
+ * measured on JSON.stringify's own output, which is native and fast.
+ */
 export function textBytes(text: string): number {
-  return utf8(text) + escapes(text);
+  return utf8(JSON.stringify(text)) - 2;
 }

@@ -2,6 +2,11 @@
  * `get_user_story_requirements`, exactly as specs/user-story-requirements.md says: name, description and
  * input schema (1.7, 4.2), the text format (1.8), sort order (1.6, 3.3), the empty case (1.4, 3.2), type
  * names instead of ids (1.9, 4.1), and its two errors (2.1, 2.2).
+ *
+ * No payload twice (issue 16, item 5): the text carries each requirement's title and description verbatim,
+ * as criterion 1.8 requires; the structured content carries every other field of criterion 1.3 (typed:
+ * priority a number, no assignee as null) keyed by reference id, plus the page facts. Together they hold
+ * each field once; title and description as data come from get_requirement or list_requirements.
  */
 import * as z from "zod";
 import type { Requirement } from "../core/domain.js";
@@ -14,8 +19,12 @@ import {
 } from "../db/requirements.repo.js";
 import { findUserStoryRow, userStoryNotFound } from "../db/user-stories.repo.js";
 import { hostedTool, READ } from "./access.js";
-import { pageLimit, textBytes, toolBudget } from "./paging.js";
+import { jsonBytes, pageLimit, textBytes, toolBudget } from "./paging.js";
 import { cursor, requirementOutput } from "./schemas.js";
+
+/** What the text does not already carry: criterion 1.3's fields less title and description. */
+const requirementFacts = requirementOutput.omit({ title: true, description: true, user_story_id: true });
+type RequirementFacts = z.infer<typeof requirementFacts>;
 
 export interface UserStoryRequirements {
   user_story: string;
@@ -27,14 +36,30 @@ export interface UserStoryRequirements {
   remaining?: number;
 }
 
+/** Entries already formatted while a page was measured, so rendering does not format them again. */
+const formatted = new WeakMap<Requirement, string>();
+
 /** One entry of criterion 1.8's format. */
 export function formatRequirementEntry(r: Requirement): string {
-  return [
+  const known = formatted.get(r);
+  if (known !== undefined) return known;
+  const entry = [
     `${r.reference_id}: ${r.title} (Priority: ${r.priority}, Status: ${r.status}, Type: ${r.type_name}, ` +
       `Creator: ${r.creator_username ?? "Unknown"}, Assignee: ${r.assignee_username ?? "Unassigned"})`,
     r.description === "" ? "(no description)" : r.description,
     `Created: ${r.created_at}`,
   ].join("\n");
+  formatted.set(r, entry);
+  return entry;
+}
+
+function factsOf({ title: _t, description: _d, user_story_id: _s, ...facts }: Requirement): RequirementFacts {
+  return facts;
+}
+
+/** The structured content: the page facts and, per requirement, what its text entry does not carry. */
+export function structuredUserStoryRequirements(out: UserStoryRequirements): Record<string, unknown> {
+  return { ...out, requirements: out.requirements.map(factsOf) };
 }
 
 /** The last line of a page that has a next one (issue item 8): what was shown and the call for the rest. */
@@ -56,9 +81,9 @@ export function renderUserStoryRequirements(out: UserStoryRequirements): string 
   return out.next_cursor ? `${text}\n\n${nextPageLine(out)}` : text;
 }
 
-/** What one requirement adds to this tool's answer: its entry in the text and its structured object. */
+/** What one requirement adds to this tool's answer: its entry in the text and its structured facts. */
 function entryBytes(r: Requirement): number {
-  return textBytes(`${formatRequirementEntry(r)}\n\n`) + textBytes(JSON.stringify(r));
+  return textBytes(formatRequirementEntry(r)) + 4 + jsonBytes(factsOf(r));
 }
 
 /**
@@ -75,7 +100,6 @@ export async function userStoryRequirementsPage(
   const tag = `user_story_requirements:${story.reference_id}`;
   const after = decodeCursor(tag, cursorText, isRequirementKey);
   const budget = toolBudget(limit);
-  const count = await countRequirementsOfUserStory(db, workspaceId, story.id);
   const rows = await requirementsOfUserStoryAfter(db, workspaceId, story.id, after, limit + 1);
   const requirements: Requirement[] = [];
   let bytes = 0;
@@ -87,15 +111,16 @@ export async function userStoryRequirementsPage(
     bytes += size;
     last = row;
   }
-  if (!last || requirements.length === rows.length) {
-    return { user_story: story.reference_id, count, requirements };
-  }
+  const next = last !== undefined && requirements.length < rows.length ? last.key : undefined;
+  // One count for the header's total and, when a page follows, how many come after this one.
+  const { total, after: remaining } = await countRequirementsOfUserStory(db, workspaceId, story.id, next);
+  if (!next) return { user_story: story.reference_id, count: total, requirements };
   return {
     user_story: story.reference_id,
-    count,
+    count: total,
     requirements,
-    next_cursor: encodeCursor(tag, last.key),
-    remaining: await countRequirementsOfUserStory(db, workspaceId, story.id, last.key),
+    next_cursor: encodeCursor(tag, next),
+    remaining,
   };
 }
 
@@ -118,7 +143,11 @@ export const getUserStoryRequirementsTool = hostedTool({
   output: z.object({
     user_story: z.string(),
     count: z.number().int().describe("All requirements linked to the story, on every page."),
-    requirements: z.array(requirementOutput),
+    requirements: z
+      .array(requirementFacts)
+      .describe(
+        "Per requirement, in the text's order, the fields its text entry does not carry as data; its title and description are in the text (get_requirement returns them as data).",
+      ),
     next_cursor: z
       .string()
       .optional()
@@ -142,4 +171,5 @@ export const getUserStoryRequirementsTool = hostedTool({
     });
   },
   render: renderUserStoryRequirements,
+  structured: structuredUserStoryRequirements,
 });

@@ -130,7 +130,8 @@ export function renderSuccess<Ctx extends BaseContext>(
   const { def, registry } = tool;
   if (def.render) {
     const shown = def.render(output);
-    const structured = isPlainObject(output) ? { structured: output } : {};
+    const data = def.structured ? def.structured(output) : output;
+    const structured = isPlainObject(data) ? { structured: data } : {};
     if (typeof shown === "string") return { text: shown, ...structured };
     return { text: textOf(shown), content: shown, ...structured };
   }

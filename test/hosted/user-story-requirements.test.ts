@@ -132,12 +132,13 @@ describe("results (criteria 1.1, 1.3, 1.6, 1.8, 1.9, 3.1, 3.3, 4.1)", () => {
     );
   });
 
-  test("structuredContent holds the same data with every field of criterion 1.3", async () => {
-    const out = await ok<{ user_story: string; count: number; requirements: Record<string, unknown>[] }>(
-      client,
-      "get_user_story_requirements",
-      { user_story: "US-047" },
-    );
+  test("text and structuredContent hold every field of criterion 1.3 once: title and description in the text, the rest as data", async () => {
+    const result = await call(client, "get_user_story_requirements", { user_story: "US-047" });
+    const out = result.structuredContent as {
+      user_story: string;
+      count: number;
+      requirements: Record<string, unknown>[];
+    };
     expect(out.user_story).toBe("US-047");
     expect(out.count).toBe(5);
     expect(out.requirements.map((r) => r.reference_id)).toEqual([
@@ -149,9 +150,6 @@ describe("results (criteria 1.1, 1.3, 1.6, 1.8, 1.9, 3.1, 3.3, 4.1)", () => {
     ]);
     expect(out.requirements[1]).toEqual({
       reference_id: "REQ-002",
-      user_story_id: "US-047",
-      title: "Reset link expires",
-      description: "The link expires after 30 minutes.",
       status: "Active",
       priority: 2,
       type_name: "Non-Functional",
@@ -161,7 +159,15 @@ describe("results (criteria 1.1, 1.3, 1.6, 1.8, 1.9, 3.1, 3.3, 4.1)", () => {
       created_at: "2026-03-02T10:00:00.000Z",
       updated_at: "2026-03-02T10:00:00.000Z",
     });
-    for (const r of out.requirements) expect(r).not.toHaveProperty("type_id");
+    // The free text is carried once, by the text block, under the same reference id.
+    expect(text(result)).toContain(
+      "REQ-002: Reset link expires (Priority: 2, Status: Active, Type: Non-Functional, Creator: alice, Assignee: bob)\nThe link expires after 30 minutes.\n",
+    );
+    for (const r of out.requirements) {
+      expect(r).not.toHaveProperty("title");
+      expect(r).not.toHaveProperty("description");
+      expect(r).not.toHaveProperty("type_id");
+    }
   });
 
   test("type names are the names listed by requirements://requirements-types (criteria 1.9, 4.1)", async () => {

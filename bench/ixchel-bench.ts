@@ -1,6 +1,7 @@
 /**
  * ixchel benchmarks (issue 6, item 8) on a generated graph of 10,000 entities:
- *   - sync cold (no cache; target ≤ 5 s) against the floor of reading and hashing every file;
+ *   - sync cold (no cache; target ≤ 5 s and, issue 16, ≤ 2× the floor of reading and hashing every file),
+ *     and the cache write that follows it;
  *   - sync with nothing changed (target ≤ 0.5 s), in a warm process and in a new one that loads the cache;
  *   - search p50 (target ≤ 20 ms) with the inverted BM25 index against scoring every document, and end to
  *     end through the built companion over stdio.
@@ -49,6 +50,7 @@ for (const rel of files) utimesSync(join(dir, rel), old, old);
 // --- sync ---
 const floor: number[] = [];
 const cold: number[] = [];
+const cacheWrite: number[] = [];
 for (let run = 0; run < 3; run++) {
   floor.push(
     await time(() => {
@@ -56,7 +58,10 @@ for (let run = 0; run < 3; run++) {
     }),
   );
   rmSync(join(dir, ".cache"), { recursive: true, force: true });
-  cold.push(await time(() => new IxchelStore(root, quiet).sync()));
+  const store = new IxchelStore(root, quiet);
+  cold.push(await time(() => store.sync()));
+  // A large graph writes its cache right after the sync (a 0 ms timer): timed apart, never inside a floor run.
+  cacheWrite.push(await time(() => store.flushCache()));
 }
 const warmStore = new IxchelStore(root, quiet);
 await warmStore.sync();
@@ -142,7 +147,8 @@ const results = {
   sync: {
     cold_ms: r(median(cold)),
     read_and_hash_floor_ms: r(median(floor)),
-    cold_vs_floor: Math.round((median(cold) / median(floor)) * 10) / 10,
+    cold_vs_floor: Math.round((median(cold) / median(floor)) * 100) / 100,
+    cache_write_after_cold_ms: r(median(cacheWrite)),
     unchanged_warm_ms: r(median(warm)),
     unchanged_new_process_ms: r(median(fresh)),
     one_file_changed_ms: r(median(oneChange)),
@@ -165,7 +171,12 @@ const rows: [string, string, string][] = [
   [
     "  floor: read + hash every file",
     `${results.sync.read_and_hash_floor_ms} ms`,
-    `cold = ${results.sync.cold_vs_floor}× floor`,
+    `cold = ${results.sync.cold_vs_floor}× floor (target ≤ 2×)`,
+  ],
+  [
+    "  then the cache write, after the answer",
+    `${results.sync.cache_write_after_cold_ms} ms`,
+    "off the sync's path (graphs > 1,000 files)",
   ],
   [
     "sync, nothing changed (warm process)",

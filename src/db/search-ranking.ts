@@ -7,14 +7,15 @@
  *   `{ws}: "ws<id>" AND {text columns}: (...)` (migration 0010 indexes that term), which walks only its own
  *   rows; a large workspace is searched by its rowid range (drizzle/0002), which avoids seeking through its
  *   own long workspace doclist for every match.
- * - bm25 costs about a microsecond per scored row. Matches are scored newest first, at most
- *   RANKED_CANDIDATES of them: a query matching fewer is ranked exactly as full bm25 ranks it; one matching
- *   more ranks its newest RANKED_CANDIDATES (the answer says so) and asks for more words.
+ * - bm25 costs about a microsecond per scored row, and walks each word's whole doclist (every workspace)
+ *   once per query to weigh it. A query matching at most RANKED_CANDIDATES rows of the workspace is ranked
+ *   exactly as full bm25 ranks it; one matching more returns its newest RANKED_CANDIDATES, reference id or
+ *   title hits first, without bm25 (the answer says so and asks for more words).
  */
 import { type SQL, sql } from "drizzle-orm";
 import type { Executor } from "./database.js";
 
-/** Most matches bm25 scores for one query; the rest of a larger match set is not returned. */
+/** Most matches one query ranks; the rest of a larger match set is not returned. */
 export const RANKED_CANDIDATES = 5000;
 /** Workspaces with more rows are searched by rowid range, smaller ones through their workspace term. */
 const SMALL_WORKSPACE_ROWS = 20_000;
@@ -25,6 +26,7 @@ const LATER_PAGE_SLACK = 1000;
 const BM25 = sql.raw("bm25(search_fts, 10.0, 5.0, 1.0, 0.0)");
 const WORKSPACE_SPAN = 4_294_967_296;
 const TEXT_COLUMNS = "{reference_id title description}";
+const TITLE_COLUMNS = "{reference_id title}";
 
 export interface Ranked {
   rid: number;
@@ -68,58 +70,59 @@ export interface RankQuery {
   limit: number;
 }
 
+interface Scoping {
+  /** The query's FTS5 expression over the text columns, and over reference id and title only. */
+  match: string;
+  titleMatch: string;
+  /** The tenant guard (and, for a large workspace, the range FTS5 filters on). */
+  scope: SQL;
+}
+
+async function scopingOf(ex: Executor, q: RankQuery): Promise<Scoping> {
+  const lo = q.workspaceId * WORKSPACE_SPAN;
+  const titles = `${TITLE_COLUMNS}: (${q.phrases})`;
+  // Scoping twice is deliberate: the match or range does the work, the rowid test guarantees the tenant.
+  if (await isSmallWorkspace(ex, q.workspaceId)) {
+    const ws = `{ws}: "ws${q.workspaceId}"`;
+    return {
+      match: workspaceMatch(q.workspaceId, q.phrases),
+      titleMatch: `${ws} AND ${titles}`,
+      scope: sql`(f.rowid >> 32) = ${q.workspaceId}`,
+    };
+  }
+  return {
+    match: textMatch(q.phrases),
+    titleMatch: titles,
+    scope: sql`f.rowid BETWEEN ${lo} AND ${lo + WORKSPACE_SPAN - 1}`,
+  };
+}
+
+type PageRow = { rid: number | null; score: number; exact: number; bound: number; n: number; low: number };
+
 /**
- * One page of the ranking: the exact entity first, then bm25, then rowid (a total order, so keyset cursors
- * neither skip nor repeat), over the workspace's newest RANKED_CANDIDATES matches. Only rowids and scores:
- * stored text is read for the page alone.
+ * One page of the ranking, a total order (so keyset cursors neither skip nor repeat): the exact entity first,
+ * then bm25, then rowid, when the workspace has at most RANKED_CANDIDATES matches. With more, bm25 would
+ * cost a walk of every match and of each word's whole doclist: the newest RANKED_CANDIDATES matches are
+ * listed instead, those with every word in the reference id or title first, each group newest first
+ * (score 1 and 0). Only rowids and scores: stored text is read for the page alone.
  */
 export async function rankedPage(ex: Executor, q: RankQuery): Promise<RankedPage> {
-  const small = await isSmallWorkspace(ex, q.workspaceId);
-  const lo = q.workspaceId * WORKSPACE_SPAN;
-  // Scoping twice is deliberate: the match or range does the work, the rowid test guarantees the tenant.
-  const match = small ? workspaceMatch(q.workspaceId, q.phrases) : textMatch(q.phrases);
-  const scope = small
-    ? sql`(f.rowid >> 32) = ${q.workspaceId}`
-    : sql`f.rowid BETWEEN ${lo} AND ${lo + WORKSPACE_SPAN - 1}`;
-  const exactExpr = q.exact >= 0 ? sql`CASE WHEN f.rowid = ${q.exact} THEN 0 ELSE 1 END` : sql`1`;
-  const run = async (window: number | undefined) => {
-    // Newest first, so the bound keeps the same candidates from page to page; FTS5 stops at the LIMIT.
-    const candidates = sql`SELECT f.rowid AS rid, ${BM25} AS score, ${exactExpr} AS exact
-      FROM search_fts f ${q.join}
-      WHERE search_fts MATCH ${match} AND ${scope} AND ${q.where}
-      ORDER BY f.rowid DESC ${window === undefined ? sql`` : sql`LIMIT ${window}`}`;
-    const boundary = q.after
-      ? sql`${q.after[3]}`
-      : sql`(CASE WHEN (SELECT count(*) FROM c) > ${RANKED_CANDIDATES} THEN (SELECT min(rid) FROM c) ELSE 0 END)`;
-    const keyset = q.after
-      ? sql`AND (exact, score, rid) > (${q.after[0]}, ${q.after[1]}, ${q.after[2]})`
-      : sql``;
-    // One row per result plus the window's size and lowest rowid (a lone row of NULLs when nothing is left).
-    return ex.all<{
-      rid: number | null;
-      score: number;
-      exact: number;
-      bound: number;
-      n: number;
-      low: number;
-    }>(sql`
-      WITH c AS MATERIALIZED (${candidates}),
-           m AS (SELECT count(*) AS n, min(rid) AS low FROM c)
-      SELECT r.rid, r.score, r.exact, ${boundary} AS bound, m.n, m.low
-      FROM m LEFT JOIN (SELECT rid, score, exact FROM c WHERE rid > ${boundary} ${keyset}
-                        ORDER BY exact, score, rid LIMIT ${q.limit + 1}) r ON 1
-      ORDER BY r.exact, r.score, r.rid`);
-  };
-  let rows = await run(q.after ? RANKED_CANDIDATES + 1 + LATER_PAGE_SLACK : RANKED_CANDIDATES + 1);
+  const s = await scopingOf(ex, q);
+  const capped = q.after
+    ? q.after[3] > 0
+    : (await countUpTo(ex, s, q, RANKED_CANDIDATES + 1)) > RANKED_CANDIDATES;
+  const page = capped ? newestPage : bm25Page;
+  let rows = await page(ex, s, q, q.after ? RANKED_CANDIDATES + 1 + LATER_PAGE_SLACK : RANKED_CANDIDATES + 1);
   const meta = rows[0];
   // Many matches were added since the first page: the window may no longer reach the page's bound.
   if (
     q.after &&
+    capped &&
     meta &&
     Number(meta.n) === RANKED_CANDIDATES + 1 + LATER_PAGE_SLACK &&
     Number(meta.low) > q.after[3]
   ) {
-    rows = await run(undefined);
+    rows = await page(ex, s, q, undefined);
   }
   return {
     rows: rows
@@ -127,4 +130,64 @@ export async function rankedPage(ex: Executor, q: RankQuery): Promise<RankedPage
       .map((r) => ({ rid: Number(r.rid), score: Number(r.score), exact: Number(r.exact) })),
     boundary: q.after ? q.after[3] : Number(rows[0]?.bound ?? 0),
   };
+}
+
+/** How many matches the workspace has, counting no further than `most` (a walk of at most that many). */
+async function countUpTo(ex: Executor, s: Scoping, q: RankQuery, most: number): Promise<number> {
+  const rows = await ex.all<{ n: number }>(sql`SELECT count(*) AS n FROM (SELECT 1 FROM search_fts f ${q.join}
+    WHERE search_fts MATCH ${s.match} AND ${s.scope} AND ${q.where} LIMIT ${most})`);
+  return Number(rows[0]?.n ?? 0);
+}
+
+const exactOf = (q: RankQuery) =>
+  q.exact >= 0 ? sql`CASE WHEN f.rowid = ${q.exact} THEN 0 ELSE 1 END` : sql`1`;
+const windowOf = (window: number | undefined) => (window === undefined ? sql`` : sql`LIMIT ${window}`);
+
+/** Every match ranked by bm25 (the workspace has at most RANKED_CANDIDATES; the window is a safety bound). */
+function bm25Page(ex: Executor, s: Scoping, q: RankQuery, window: number | undefined): Promise<PageRow[]> {
+  const keyset = q.after
+    ? sql`AND (exact, score, rid) > (${q.after[0]}, ${q.after[1]}, ${q.after[2]})`
+    : sql``;
+  // One row per result plus the window's size and lowest rowid (a lone row of NULLs when nothing is left).
+  return ex.all<PageRow>(sql`
+    WITH c AS MATERIALIZED (
+           SELECT f.rowid AS rid, ${BM25} AS score, ${exactOf(q)} AS exact
+           FROM search_fts f ${q.join}
+           WHERE search_fts MATCH ${s.match} AND ${s.scope} AND ${q.where}
+           ORDER BY f.rowid DESC ${windowOf(window)}),
+         m AS (SELECT count(*) AS n, min(rid) AS low FROM c)
+    SELECT r.rid, r.score, r.exact, 0 AS bound, m.n, m.low
+    FROM m LEFT JOIN (SELECT rid, score, exact FROM c WHERE 1 ${keyset}
+                      ORDER BY exact, score, rid LIMIT ${q.limit + 1}) r ON 1
+    ORDER BY r.exact, r.score, r.rid`);
+}
+
+/**
+ * More matches than bm25 may score: the newest RANKED_CANDIDATES (newest first, so the bound keeps the same
+ * candidates from page to page), reference id or title hits first. No bm25: its cost grows with every match.
+ */
+function newestPage(ex: Executor, s: Scoping, q: RankQuery, window: number | undefined): Promise<PageRow[]> {
+  const bound = q.after ? sql`${q.after[3]}` : sql`(SELECT min(rid) FROM c)`;
+  const keyset = q.after
+    ? sql`AND (exact, score, -rid) > (${q.after[0]}, ${q.after[1]}, ${-q.after[2]})`
+    : sql``;
+  return ex.all<PageRow>(sql`
+    WITH c AS MATERIALIZED (
+           SELECT f.rowid AS rid, ${exactOf(q)} AS exact
+           FROM search_fts f ${q.join}
+           WHERE search_fts MATCH ${s.match} AND ${s.scope} AND ${q.where}
+           ORDER BY f.rowid DESC ${windowOf(window)}),
+         t AS MATERIALIZED (
+           SELECT f.rowid AS rid FROM search_fts f
+           WHERE search_fts MATCH ${s.titleMatch} AND ${s.scope}
+           ORDER BY f.rowid DESC ${windowOf(window)}),
+         m AS (SELECT count(*) AS n, min(rid) AS low FROM c)
+    SELECT r.rid, r.score, r.exact, ${bound} AS bound, m.n, m.low
+    FROM m LEFT JOIN (
+      SELECT rid, score, exact FROM (
+        SELECT rid, CASE WHEN rid IN (SELECT rid FROM t) THEN -1 ELSE 0 END AS score, exact FROM c
+        WHERE rid > ${bound})
+      WHERE 1 ${keyset}
+      ORDER BY exact, score, rid DESC LIMIT ${q.limit + 1}) r ON 1
+    ORDER BY r.exact, r.score, r.rid DESC`);
 }

@@ -67,11 +67,12 @@ function value(text: string): unknown {
 export function parseSimpleFrontmatter(yaml: string): Record<string, unknown> | undefined {
   // A lone carriage return is a line break to YAML; a long key is an error there (implicit keys ≤ 1024).
   if (/\r(?!\n)/.test(yaml)) return undefined;
-  const lines = yaml.split("\n");
+  // Split on CRLF or LF once: no per-line trimming of a carriage return (most files have none).
+  const lines = yaml.includes("\r") ? yaml.split(/\r?\n/) : yaml.split("\n");
   if (lines.at(-1) === "") lines.pop();
   const out: Record<string, unknown> = {};
   for (let i = 0; i < lines.length; i++) {
-    const line = (lines[i] as string).replace(/\r$/, "");
+    const line = lines[i] as string;
     const m = KEY.exec(line);
     if (!m) return undefined;
     const key = m[1] as string;
@@ -87,7 +88,7 @@ export function parseSimpleFrontmatter(yaml: string): Record<string, unknown> | 
     const items: unknown[] = [];
     let indent: number | undefined;
     while (i + 1 < lines.length) {
-      const next = (lines[i + 1] as string).replace(/\r$/, "");
+      const next = lines[i + 1] as string;
       const item = ITEM.exec(next);
       if (!item) break;
       const width = (item[1] as string).length;
@@ -109,7 +110,7 @@ export function parseSimpleFrontmatter(yaml: string): Record<string, unknown> | 
       map[pair[1] as string] = first;
       const inner = " ".repeat(width + 2);
       while (i + 1 < lines.length) {
-        const cont = (lines[i + 1] as string).replace(/\r$/, "");
+        const cont = lines[i + 1] as string;
         if (!cont.startsWith(inner) || cont[inner.length] === " ") break;
         const kv = KEY.exec(cont.slice(inner.length));
         if (!kv || Object.hasOwn(map, kv[1] as string) || badKey(kv[1] as string)) return undefined;

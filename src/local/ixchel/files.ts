@@ -4,7 +4,19 @@
  * half a file.
  */
 import { createHash, randomBytes } from "node:crypto";
-import { type Dirent, linkSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import {
+  closeSync,
+  type Dirent,
+  fstatSync,
+  linkSync,
+  openSync,
+  readdirSync,
+  readSync,
+  renameSync,
+  rmSync,
+  type Stats,
+  writeFileSync,
+} from "node:fs";
 import { basename, dirname, join } from "node:path";
 
 export const CACHE_FOLDER = ".cache";
@@ -35,6 +47,27 @@ export function listMarkdown(dir: string): string[] {
   };
   visit(dir, "");
   return out.sort();
+}
+
+/**
+ * A file's bytes and the stat of what was read, in the system calls a plain read makes anyway (open, fstat,
+ * read, close): a cold sync reads every file, and a separate stat per file cost a quarter of it.
+ */
+export function readWithStats(path: string): { bytes: Buffer; stats: Stats } {
+  const fd = openSync(path, "r");
+  try {
+    const stats = fstatSync(fd);
+    const bytes = Buffer.allocUnsafe(stats.size);
+    let read = 0;
+    while (read < bytes.length) {
+      const n = readSync(fd, bytes, read, bytes.length - read, read);
+      if (n === 0) break; // shrunk since the fstat: keep what is there, the next sync sees the new size
+      read += n;
+    }
+    return { bytes: read === bytes.length ? bytes : bytes.subarray(0, read), stats };
+  } finally {
+    closeSync(fd);
+  }
 }
 
 export function sha256(data: string | Uint8Array): string {

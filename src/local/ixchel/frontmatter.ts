@@ -44,8 +44,10 @@ export function splitFrontmatter(raw: string): SplitFile | undefined {
   while (pos <= raw.length) {
     const nl = raw.indexOf("\n", pos);
     const end = nl === -1 ? raw.length : nl;
-    const text = raw.slice(pos, end).replace(/\r$/, "");
-    if (CLOSE.test(text)) {
+    // Only a line starting with - or . can close it: the others are not cut out and tested (a cold sync
+    // splits every file of the graph).
+    const first = raw.charCodeAt(pos);
+    if ((first === 45 || first === 46) && CLOSE.test(raw.slice(pos, end).replace(/\r$/, ""))) {
       const after = nl === -1 ? raw.length : nl + 1;
       return {
         head: raw.slice(0, start),

@@ -3,13 +3,13 @@
  * incremental sync), the id → file map and the lexical index. One store per repository root; operations
  * on a store run one at a time.
  */
-import { readFileSync, statSync } from "node:fs";
+import { type Stats, statSync } from "node:fs";
 import { join } from "node:path";
 import { Bm25Index } from "./bm25.js";
 import { type FileRecord, type Log, loadIndexCache, saveIndexCache } from "./cache.js";
 import type { Entity } from "./entity.js";
 import { parseEntityFile } from "./entity.js";
-import { listMarkdown, sha256 } from "./files.js";
+import { listMarkdown, readWithStats, sha256 } from "./files.js";
 import type { Kind } from "./kinds.js";
 import { IXCHEL_FOLDER } from "./root.js";
 
@@ -46,6 +46,8 @@ const FRESH_FACTOR = 10;
 const SAVE_NOW_AFTER = 100;
 const SAVE_DELAY_MS = 1000;
 const MAX_FRESH_MS = 2000;
+/** Graphs up to this many files write their cache within the sync; larger ones right after it. */
+const SAVE_AT_ONCE_FILES = 1000;
 
 export interface LexicalMeta {
   id: string;
@@ -111,37 +113,39 @@ export class IxchelStore {
       }
       const rel = list[i] as string;
       const abs = join(this.dir, rel);
-      let stats: ReturnType<typeof statSync>;
-      try {
-        stats = statSync(abs);
-      } catch {
-        continue; // removed since the walk: counted as deleted below
-      }
-      seen.add(rel);
-      result.scanned++;
-      const old = this.files.get(rel);
-      if (
-        !options.rebuild &&
-        old &&
-        old.mtimeMs === stats.mtimeMs &&
-        old.size === stats.size &&
-        old.checkedAt - old.mtimeMs > RACY_MS
-      ) {
-        result.unchanged++;
-        if (old.parsed.type === "problem") result.invalid++;
-        continue;
+      const old = options.rebuild ? undefined : this.files.get(rel);
+      let stats: Stats;
+      if (old) {
+        try {
+          stats = statSync(abs);
+        } catch {
+          continue; // removed since the walk: counted as deleted below
+        }
+        if (
+          old.mtimeMs === stats.mtimeMs &&
+          old.size === stats.size &&
+          old.checkedAt - old.mtimeMs > RACY_MS
+        ) {
+          seen.add(rel);
+          result.scanned++;
+          result.unchanged++;
+          if (old.parsed.type === "problem") result.invalid++;
+          continue;
+        }
       }
       const now = Date.now();
       let bytes: Buffer;
       try {
-        bytes = readFileSync(abs);
+        // A file met for the first time is read and stat'ed together (no stat of its own).
+        ({ bytes, stats } = readWithStats(abs));
       } catch {
-        seen.delete(rel);
-        result.scanned--;
-        continue;
+        continue; // removed since the walk (or since its stat): counted as deleted below
       }
+      seen.add(rel);
+      result.scanned++;
+      const prior = this.files.get(rel);
       const hash = sha256(bytes);
-      if (old && old.hash === hash && !options.rebuild) {
+      if (old && old.hash === hash) {
         result.unchanged++;
         if (old.parsed.type === "problem") result.invalid++;
         this.files.set(rel, { ...old, mtimeMs: stats.mtimeMs, size: stats.size, checkedAt: now });
@@ -152,8 +156,8 @@ export class IxchelStore {
       if (parsed.type === "problem") result.invalid++;
       this.files.set(rel, { mtimeMs: stats.mtimeMs, size: stats.size, hash, checkedAt: now, parsed });
       changed.push(rel);
-      if (old?.hash === hash) result.unchanged++;
-      else if (old) result.modified++;
+      if (prior?.hash === hash) result.unchanged++;
+      else if (prior) result.modified++;
       else result.added++;
     }
     for (const rel of [...this.files.keys()]) {
@@ -176,10 +180,12 @@ export class IxchelStore {
   }
 
   /**
-   * Writes the cache now after a large change (or the first time), otherwise coalesces saves of small edits
+   * Writes the cache after a large change (or the first time), otherwise coalesces saves of small edits
    * into one a moment later: a graph of 10,000 entities is a cache of ~15 MB, too much to rewrite per edit.
-   * A save that never happens (the process ends first) costs nothing but re-reading the files edited since
-   * the last one: each record is checked against its file's size, mtime and hash.
+   * In a large graph even the first write waits until the answer that needed the sync is out (a timer of
+   * 0 ms): serializing 15 MB was a third of a cold sync (issue 16, item 6), and the cache only serves the
+   * next process. A save that never happens (the process ends first) costs nothing but re-reading the files
+   * edited since the last one: each record is checked against its file's size, mtime and hash.
    */
   private saveCache(changedFiles: number): void {
     const save = () => {
@@ -187,11 +193,13 @@ export class IxchelStore {
       this.savedOnce = true;
       saveIndexCache(this.dir, this.files, this.log);
     };
-    if (!this.savedOnce || changedFiles > SAVE_NOW_AFTER) {
+    const large = !this.savedOnce || changedFiles > SAVE_NOW_AFTER;
+    if (large && this.files.size <= SAVE_AT_ONCE_FILES) {
       if (this.saveTimer) clearTimeout(this.saveTimer);
       save();
-    } else if (!this.saveTimer) {
-      this.saveTimer = setTimeout(save, SAVE_DELAY_MS);
+    } else if (large || !this.saveTimer) {
+      if (this.saveTimer) clearTimeout(this.saveTimer);
+      this.saveTimer = setTimeout(save, large ? 0 : SAVE_DELAY_MS);
       this.saveTimer.unref();
     }
   }

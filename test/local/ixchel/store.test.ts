@@ -92,6 +92,27 @@ describe("IxchelStore.sync", () => {
     expect(second.get("dec-0000a1")?.entity.title).toBe("Use libSQL for storage");
   });
 
+  it("in a graph of over 1,000 files writes the cache right after the sync returns, not within it", async () => {
+    for (let i = 0; i < 1000; i++) {
+      writeEntity(root, { id: `iss-${(0x100000 + i).toString(16)}`, title: `Issue ${i}` });
+    }
+    const cachePath = join(root, ".ixchel/.cache/index.json");
+    const store = new IxchelStore(root, log);
+    expect(await store.sync()).toMatchObject({ added: 1005 });
+    expect(existsSync(cachePath)).toBe(false);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const saved = JSON.parse(readFileSync(cachePath, "utf8")) as { files: Record<string, unknown> };
+    expect(Object.keys(saved.files)).toHaveLength(1005);
+    // A new process starts from it.
+    expect(await new IxchelStore(root, log).sync()).toMatchObject({ added: 0, unchanged: 1005 });
+    // flushCache writes a pending save at once (what a caller handing the cache to another process uses).
+    rmSync(cachePath);
+    const again = new IxchelStore(root, log);
+    await again.sync();
+    again.flushCache();
+    expect(existsSync(cachePath)).toBe(true);
+  });
+
   it("defers the cache save after a small edit, and a process reading the older cache still sees the edit", async () => {
     const a = new IxchelStore(root, log);
     await a.sync();

@@ -28,7 +28,7 @@ export const pageLimit = () =>
       `Most items on one page (1–${MAX_PAGE_ITEMS}, default ${DEFAULT_PAGE_ITEMS}, so a normal story comes whole). A page also ends early near 1 MiB; next_cursor then continues it.`,
     );
 
-const ASCII = /^[\x00-\x7f]*$/;
+const ASCII = /^[^\u0080-\uffff]*$/;
 
 /** UTF-8 length of `text`, counted without encoding it (pages measure every item they hold). */
 function utf8(text: string): number {

@@ -211,11 +211,19 @@ function invalidNotice(error: DomainError): Html {
   );
 }
 
+/** The edit forms are for editors; the tools refuse a viewer's submit anyway, this spares the typing. */
+function needsEditor(p: PageContext): DomainError {
+  return DomainError.forbidden(
+    `Forbidden: editing needs the editor role; your role in workspace "${p.auth.workspaceSlug}" is ${p.auth.role}.`,
+  );
+}
+
 function register(pages: Parameters<PageModule>[0], kind: Kind): void {
   const spec = SPECS[kind];
   const newPath = `${spec.base}/new`;
 
   pages.get(newPath, async (p) => {
+    if (!p.canEdit) return p.failed(needsEditor(p));
     const parent = spec.parent ? (p.query(spec.parent.query) ?? "") : "";
     const hidden: Record<string, string> = spec.parent ? { [spec.parent.arg]: parent } : {};
     const intro = spec.parent ? html`<p>${spec.parent.label}: <span class="ref">${parent}</span></p>` : "";
@@ -255,6 +263,7 @@ function register(pages: Parameters<PageModule>[0], kind: Kind): void {
 
   const editPath = `${spec.base}/:id/edit`;
   pages.get(editPath, async (p) => {
+    if (!p.canEdit) return p.failed(needsEditor(p));
     const entity = await spec.get(p, p.param("id"));
     const ref = String(entity.reference_id);
     const values: Record<string, string> = {};

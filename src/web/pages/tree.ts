@@ -47,8 +47,8 @@ export function epicTree(tree: EpicTree, filters: Filters): Html {
   return html`<div class="tree"><ul>${stories.map(
     (
       s,
-    ) => html`<li><details open><summary>${refLink(s.reference_id, s.title)} ${badge(s.status)} <span class="muted">${s.requirements.length} requirements</span></summary>
-<ul>${s.requirements.map(requirementRow)}</ul></details></li>`,
+    ) => html`<li><div class="story">${refLink(s.reference_id, s.title)} ${badge(s.status)} <span class="muted">${s.requirements.length} requirements</span></div>
+<ul>${s.requirements.map(requirementRow)}</ul></li>`,
   )}</ul></div>`;
 }
 

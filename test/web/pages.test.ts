@@ -112,6 +112,13 @@ describe("pages", () => {
     expect(page.text).toContain("pays");
     const home = await web.get("/");
     expect(home.text).toContain("over 2 repositories");
+    // The coverage filter of the tree: r1 is implemented and tested, r2 only implemented.
+    const covered = await web.get(`/tree?epic=${seeded.epics[0]}&coverage=covered`);
+    expect(covered.text).toContain(`>${r1}<`);
+    expect(covered.text).not.toContain(`>${r2}<`);
+    const implOnly = await web.get(`/tree?epic=${seeded.epics[0]}&coverage=impl_only`);
+    expect(implOnly.text).toContain(`>${r2}<`);
+    expect(implOnly.text).not.toContain(`>${r1}<`);
   });
 
   it("creates an epic, a story, a requirement and a criterion through the tools, audited as web", async () => {

@@ -242,6 +242,18 @@ describe("pages", () => {
     expect(diff.text).toContain("<ins>new words here</ins>");
   });
 
+  it("home lists open reviews with their reviewer; a criterion's link leads to its story", async () => {
+    await toolHttp(server.url, server.ownerToken, "request_review", {
+      id: seeded.requirements[0],
+      reviewers: ["admin"],
+    });
+    const home = await web.get("/");
+    expect(home.text).toMatch(/review by admin/);
+    const criterion = await web.get(`/criteria/${seeded.criteria[0]}`);
+    expect(criterion.status).toBe(303);
+    expect(criterion.location).toBe(`/stories/${seeded.stories[0]}#criteria`);
+  });
+
   it("creates a baseline of an epic", async () => {
     const reply = await web.post("/baselines", { name: "web-release", epic_id: seeded.epics[0] as string });
     expect(reply.status).toBe(303);

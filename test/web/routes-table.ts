@@ -66,6 +66,7 @@ export const ROUTE_CASES: RouteCase[] = [
   get("/epics/:id", "viewer", (c) => `/epics/${c.epic}`),
   get("/stories/:id", "viewer", (c) => `/stories/${c.story}`),
   get("/requirements/:id", "viewer", (c) => `/requirements/${c.requirement}`),
+  { ...get("/criteria/:id", "viewer", (c) => `/criteria/${c.criterion}`), ok: 303 },
   get("/epics/new", "editor", () => "/epics/new", false),
   get("/stories/new", "editor", (c) => `/stories/new?epic=${c.epic}`, false),
   get("/requirements/new", "editor", (c) => `/requirements/new?story=${c.story}`, false),

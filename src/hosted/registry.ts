@@ -12,6 +12,7 @@ import { docsetResources } from "./docsets.resources.js";
 import { docsetTools } from "./docsets.tools.js";
 import { epicTools } from "./epics.tools.js";
 import { HOSTED_INSTRUCTIONS } from "./instructions.js";
+import { workspaceOverviewTool } from "./overview.tool.js";
 import { hostedPrompts } from "./prompts.js";
 import { relationshipTools } from "./relationships.tools.js";
 import { requirementTools } from "./requirements.tools.js";
@@ -29,6 +30,7 @@ export const hostedRegistry: Registry<HostedContext> = {
   name: "hosted",
   tools: [
     ...searchTools,
+    workspaceOverviewTool,
     ...epicTools,
     ...userStoryTools,
     getUserStoryRequirementsTool,

@@ -47,9 +47,15 @@ const RULES: Record<string, { layers: string[]; forbiddenPackages?: RegExp }> = 
     forbiddenPackages: /^(hono|drizzle-orm|@libsql|libsql|@hono)/,
   },
   cli: { layers: ["core", "db", "cli"] },
+  // The web app reaches data only through the hosted registry (web/tools.ts); from db/ it may use its own
+  // sessions table and the Database type, nothing else (checked below).
+  web: {
+    layers: ["core", "db", "hosted", "protocol", "http", "web"],
+    forbiddenPackages: /^(drizzle-orm|@libsql|libsql|@modelcontextprotocol)/,
+  },
   // Bundle-time stand-ins reached only through wrangler.toml's [alias] table: they stand alone.
   "worker-stubs": { layers: [], forbiddenPackages: /^(?!zod\/)/ },
-  entry: { layers: ["core", "db", "hosted", "protocol", "http", "entry"] },
+  entry: { layers: ["core", "db", "hosted", "protocol", "http", "web", "entry"] },
 };
 
 describe("layer rules (docs/ARCHITECTURE.md)", () => {
@@ -84,6 +90,21 @@ describe("layer rules (docs/ARCHITECTURE.md)", () => {
         }
       }
     }
+    expect(broken).toEqual([]);
+  });
+
+  it("the web app uses no repository but its sessions: everything else goes through the registry", () => {
+    const allowed = new Set(["db/sessions.repo.ts", "db/database.ts"]);
+    const broken: string[] = [];
+    for (const file of files.filter((f) => layerOf(f) === "web")) {
+      for (const spec of importsOf(readFileSync(file, "utf8"))) {
+        if (!spec.startsWith(".")) continue;
+        const target = relative(SRC, resolve(dirname(file), spec)).replace(/\.js$/, ".ts");
+        if (target.startsWith("db/") && !allowed.has(target))
+          broken.push(`${relative(SRC, file)} imports ${spec}`);
+      }
+    }
+    expect(files.some((f) => layerOf(f) === "web")).toBe(true);
     expect(broken).toEqual([]);
   });
 

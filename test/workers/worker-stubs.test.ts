@@ -22,7 +22,12 @@ function bytes(n: number, seed: number): Uint8Array {
 describe("the js-base64 stand-in (libSQL's HTTP client: blob arguments and JSON blob results)", () => {
   it("encodes every length, all byte values and large blobs as js-base64 does", () => {
     const all = Uint8Array.from({ length: 256 }, (_, i) => i);
-    const cases = [new Uint8Array(0), all, ...[1, 2, 3, 4, 5, 31, 32, 33].map((n) => bytes(n, n)), bytes(200_000, 7)];
+    const cases = [
+      new Uint8Array(0),
+      all,
+      ...[1, 2, 3, 4, 5, 31, 32, 33].map((n) => bytes(n, n)),
+      bytes(200_000, 7),
+    ];
     for (const value of cases) {
       const encoded = Base64.fromUint8Array(value);
       expect(encoded).toBe(JsBase64.fromUint8Array(value));

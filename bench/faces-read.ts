@@ -33,6 +33,7 @@ async function serveChild(): Promise<void> {
   const { getEpic } = await import("../src/db/epics.repo.js");
   const { migrateDatabase } = await import("../src/db/migrate.js");
   const { createAuditSink } = await import("../src/http/audit.js");
+  const { TokenCache } = await import("../src/http/token-cache.js");
 
   const dir = mkdtempSync(join(tmpdir(), "reqlix-bench-faces-"));
   const database = await openDatabase({ url: `file:${join(dir, "bench.db")}` });
@@ -45,7 +46,9 @@ async function serveChild(): Promise<void> {
     process.env.BENCH_AUDIT === "off"
       ? { record: async () => {}, flush: async () => {} }
       : createAuditSink({ database, logger });
-  const app = createApp({ database, logger, version: "bench", audit });
+  // As src/node.ts builds it: with the token cache (BENCH_TOKEN_CACHE=off: every request looks its token up).
+  const tokenCache = process.env.BENCH_TOKEN_CACHE === "off" ? undefined : new TokenCache();
+  const app = createApp({ database, logger, version: "bench", audit, ...(tokenCache ? { tokenCache } : {}) });
   // (a): the bare route, under the same middleware as the faces (it lives below /api/v1/mcp/*).
   app.get("/api/v1/mcp/bare/epics/:id", async (c) => {
     const auth = c.get("auth");
@@ -279,7 +282,7 @@ async function main(): Promise<void> {
   const lines = [
     `# Faces benchmark: the same read through a bare route, /api/v1/mcp and /mcp`,
     "",
-    `Node ${process.version}, ${new Date().toISOString()}; ${cpus().length} CPUs, load average ${load} at the end; audit ${process.env.BENCH_AUDIT === "off" ? "OFF (BENCH_AUDIT=off)" : "on"}; concurrency ${levels.join(", ")}; ${rounds} rounds × ${seconds} s each, interleaved (medians); server in a child process over real HTTP.`,
+    `Node ${process.version}, ${new Date().toISOString()}; ${cpus().length} CPUs, load average ${load} at the end; audit ${process.env.BENCH_AUDIT === "off" ? "OFF (BENCH_AUDIT=off)" : "on"}; token cache ${process.env.BENCH_TOKEN_CACHE === "off" ? "off" : "on"}; concurrency ${levels.join(", ")}; ${rounds} rounds × ${seconds} s each, interleaved (medians); server in a child process over real HTTP.`,
     "",
     "| c | | path | req/s | p50 ms | p99 ms | ratio to (a) | server CPU µs/req | CPU ratio to (a) | errors |",
     "|---:|---|---|---:|---:|---:|---:|---:|---:|---:|",
@@ -316,7 +319,14 @@ async function main(): Promise<void> {
 interface Table {
   concurrency: number;
   rows: (ReturnType<typeof summaryRow> & { ratio_to_a: number; cpu_ratio_to_a: number })[];
-  verdict: { key: string; target: number; ratio: number; cpu_ratio: number; met: boolean; cpu_met: boolean }[];
+  verdict: {
+    key: string;
+    target: number;
+    ratio: number;
+    cpu_ratio: number;
+    met: boolean;
+    cpu_met: boolean;
+  }[];
 }
 
 function summaryRow(s: Scenario, list: Sample[]) {

@@ -104,8 +104,8 @@ async function main(): Promise<void> {
   try {
     // Warm-up: the file cache, and the restart database migrated once.
     for (const s of scenarios) await s.run(-1);
-    const samples: Record<string, number[]> = {};
-    for (let i = 0; i < rounds; i++) for (const s of scenarios) (samples[s.key] ??= []).push(await s.run(i));
+    const samples: Record<string, number[]> = Object.fromEntries(scenarios.map((s) => [s.key, []]));
+    for (let i = 0; i < rounds; i++) for (const s of scenarios) samples[s.key]?.push(await s.run(i));
     const npmMs = await timeStart("npm", ["start", "--silent"], join(dir, "npm.db")).catch(() => Number.NaN);
     const m = median(samples.m as number[]);
     const rows = scenarios.map((s) => {

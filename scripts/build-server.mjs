@@ -100,5 +100,6 @@ export async function buildServer() {
 const main = process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href;
 if (main) {
   const out = await buildServer();
-  console.log(`${out.slice(root.length + 1)}  ${(statSync(out).size / 1024).toFixed(0)} KiB`);
+  // On stderr: `npm pack --json` runs this as `prepare` and its stdout must stay the JSON it prints.
+  console.error(`${out.slice(root.length + 1)}  ${(statSync(out).size / 1024).toFixed(0)} KiB`);
 }

@@ -5,7 +5,8 @@
  *   (c) as tools/call get_epic on /mcp (fresh SDK server + transport per request),
  * all three behind the same app middleware (request id, body limit, Origin/Host check, token auth), over
  * real HTTP (@hono/node-server in a child process, so the load generator does not share its event loop).
- * (b) and (c) also write their audit rows, as in production. No rate limiter in any of them.
+ * (b) and (c) also write their audit rows, as in production, and all three share the production token cache
+ * (src/http/token-cache.ts; BENCH_TOKEN_CACHE=off looks every token up). No rate limiter in any of them.
  * Targets (issue 16): (b) ≥ 0.85 × (a), (c) ≥ 0.75 × (a) at every concurrency, by req/s and by server CPU
  * per request.
  *

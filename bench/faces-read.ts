@@ -5,10 +5,13 @@
  *   (c) as tools/call get_epic on /mcp (fresh SDK server + transport per request),
  * all three behind the same app middleware (request id, body limit, Origin/Host check, token auth), over
  * real HTTP (@hono/node-server in a child process, so the load generator does not share its event loop).
- * (b) and (c) also write their audit rows, as in production. No rate limiter in any of them.
- * Targets: (b) ≥ 0.7 × (a), (c) ≥ 0.5 × (a).
+ * (b) and (c) also write their audit rows, as in production, and all three share the production token cache
+ * (src/http/token-cache.ts; BENCH_TOKEN_CACHE=off looks every token up). No rate limiter in any of them.
+ * Targets (issue 16): (b) ≥ 0.85 × (a), (c) ≥ 0.75 × (a) at every concurrency, by req/s and by server CPU
+ * per request.
  *
- *   npx tsx bench/faces-read.ts [--seconds 4] [--rounds 3] [--concurrency 16]
+ *   npx tsx bench/faces-read.ts [--seconds 4] [--rounds 3] [--concurrency 1,10,50] [--cpu-prof dir]
+ *     [--scenarios a,b,c]   (one scenario with --cpu-prof: the profile of that path alone; no ratios)
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -31,6 +34,7 @@ async function serveChild(): Promise<void> {
   const { getEpic } = await import("../src/db/epics.repo.js");
   const { migrateDatabase } = await import("../src/db/migrate.js");
   const { createAuditSink } = await import("../src/http/audit.js");
+  const { TokenCache } = await import("../src/http/token-cache.js");
 
   const dir = mkdtempSync(join(tmpdir(), "reqlix-bench-faces-"));
   const database = await openDatabase({ url: `file:${join(dir, "bench.db")}` });
@@ -43,7 +47,9 @@ async function serveChild(): Promise<void> {
     process.env.BENCH_AUDIT === "off"
       ? { record: async () => {}, flush: async () => {} }
       : createAuditSink({ database, logger });
-  const app = createApp({ database, logger, version: "bench", audit });
+  // As src/node.ts builds it: with the token cache (BENCH_TOKEN_CACHE=off: every request looks its token up).
+  const tokenCache = process.env.BENCH_TOKEN_CACHE === "off" ? undefined : new TokenCache();
+  const app = createApp({ database, logger, version: "bench", audit, ...(tokenCache ? { tokenCache } : {}) });
   // (a): the bare route, under the same middleware as the faces (it lives below /api/v1/mcp/*).
   app.get("/api/v1/mcp/bare/epics/:id", async (c) => {
     const auth = c.get("auth");
@@ -163,10 +169,17 @@ async function drive(
 async function main(): Promise<void> {
   const seconds = numberArg("seconds", 4);
   const rounds = numberArg("rounds", 3);
-  const concurrency = numberArg("concurrency", 16);
-  const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", import.meta.filename, "--serve"], {
-    stdio: ["pipe", "pipe", "inherit"],
-  });
+  const ci = args.indexOf("--concurrency");
+  const levels = (ci === -1 ? "1,10,50" : (args[ci + 1] ?? "")).split(",").map(Number);
+  if (levels.some((n) => !Number.isInteger(n) || n < 1)) throw new Error("--concurrency takes e.g. 1,10,50");
+  const pi = args.indexOf("--cpu-prof");
+  // --cpu-prof <dir>: the server child writes a V8 CPU profile there when it exits (node --cpu-prof).
+  const prof = pi === -1 ? [] : ["--cpu-prof", "--cpu-prof-dir", resolve(args[pi + 1] ?? "prof")];
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [...prof, "--import", "tsx", import.meta.filename, "--serve"],
+    { stdio: ["pipe", "pipe", "inherit"] },
+  );
   const exited = new Promise<number | null>((r) => child.once("exit", r));
   const pending: string[] = [];
   const waiting: ((line: string) => void)[] = [];
@@ -235,65 +248,57 @@ async function main(): Promise<void> {
     },
   ];
 
-  // Warm up every path (JIT, the registry, the database pages), then interleave rounds to share drift.
-  for (const s of scenarios) await drive(s, 1, concurrency, serverCpu);
-  const samples: Record<string, Sample[]> = { a: [], b: [], c: [] };
-  for (let r = 0; r < rounds; r++) {
-    for (const s of scenarios)
-      (samples[s.key] as Sample[]).push(await drive(s, seconds, concurrency, serverCpu));
+  const si = args.indexOf("--scenarios");
+  if (si !== -1) {
+    const only = (args[si + 1] ?? "").split(",");
+    scenarios.splice(0, scenarios.length, ...scenarios.filter((s) => only.includes(s.key)));
+    for (const concurrency of levels) {
+      for (const s of scenarios) {
+        const x = await drive(s, seconds * rounds, concurrency, serverCpu);
+        process.stdout.write(
+          `c=${concurrency} (${s.key}) ${Math.round(x.rps)} req/s, ${Math.round(x.cpuPerReq)} µs CPU/req\n`,
+        );
+      }
+    }
+    child.stdin?.end();
+    await exited;
+    return;
+  }
+  const targets = { b: 0.85, c: 0.75 };
+  const tables: Table[] = [];
+  for (const concurrency of levels) {
+    // Warm up every path (JIT, the registry, the database pages), then interleave rounds to share drift.
+    for (const s of scenarios) await drive(s, 1, concurrency, serverCpu);
+    const samples: Record<string, Sample[]> = { a: [], b: [], c: [] };
+    for (let r = 0; r < rounds; r++) {
+      for (const s of scenarios)
+        (samples[s.key] as Sample[]).push(await drive(s, seconds, concurrency, serverCpu));
+    }
+    tables.push(summarize(concurrency, scenarios, samples, targets));
   }
   child.stdin?.end();
+  await exited;
 
-  const summary = scenarios.map((s) => {
-    const list = samples[s.key] as Sample[];
-    return {
-      key: s.key,
-      label: s.label,
-      rps: Math.round(median(list.map((x) => x.rps))),
-      p50_ms: Number(median(list.map((x) => x.p50)).toFixed(2)),
-      p99_ms: Number(median(list.map((x) => x.p99)).toFixed(2)),
-      errors: list.reduce((n, x) => n + x.errors, 0),
-      cpu_us_per_req: Math.round(median(list.map((x) => x.cpuPerReq))),
-    };
-  });
-  const a = summary[0] as (typeof summary)[number];
-  const rows = summary.map((s) => ({
-    ...s,
-    ratio_to_a: Number((s.rps / a.rps).toFixed(3)),
-    // Throughput one server core could give, relative to (a): a/b of CPU per request.
-    cpu_ratio_to_a: Number((a.cpu_us_per_req / s.cpu_us_per_req).toFixed(3)),
-  }));
-  const targets = { b: 0.7, c: 0.5 };
-  const verdict = rows
-    .filter((r) => r.key !== "a")
-    .map((r) => {
-      const target = targets[r.key as "b" | "c"];
-      return {
-        key: r.key,
-        target,
-        ratio: r.ratio_to_a,
-        cpu_ratio: r.cpu_ratio_to_a,
-        met: r.ratio_to_a >= target,
-        cpu_met: r.cpu_ratio_to_a >= target,
-      };
-    });
   const load = loadavg()[0]?.toFixed(1);
-
   const lines = [
     `# Faces benchmark: the same read through a bare route, /api/v1/mcp and /mcp`,
     "",
-    `Node ${process.version}, ${new Date().toISOString()}; ${cpus().length} CPUs, load average ${load} at the end; audit ${process.env.BENCH_AUDIT === "off" ? "OFF (BENCH_AUDIT=off)" : "on"}; concurrency ${concurrency}; ${rounds} rounds × ${seconds} s each, interleaved (medians); server in a child process over real HTTP.`,
+    `Node ${process.version}, ${new Date().toISOString()}; ${cpus().length} CPUs, load average ${load} at the end; audit ${process.env.BENCH_AUDIT === "off" ? "OFF (BENCH_AUDIT=off)" : "on"}; token cache ${process.env.BENCH_TOKEN_CACHE === "off" ? "off" : "on"}; concurrency ${levels.join(", ")}; ${rounds} rounds × ${seconds} s each, interleaved (medians); server in a child process over real HTTP.`,
     "",
-    "| | path | req/s | p50 ms | p99 ms | ratio to (a) | server CPU µs/req | CPU ratio to (a) | errors |",
-    "|---|---|---:|---:|---:|---:|---:|---:|---:|",
-    ...rows.map(
-      (r) =>
-        `| (${r.key}) | ${r.label} | ${r.rps} | ${r.p50_ms} | ${r.p99_ms} | ${r.ratio_to_a} | ${r.cpu_us_per_req} | ${r.cpu_ratio_to_a} | ${r.errors} |`,
+    "| c | | path | req/s | p50 ms | p99 ms | ratio to (a) | server CPU µs/req | CPU ratio to (a) | errors |",
+    "|---:|---|---|---:|---:|---:|---:|---:|---:|---:|",
+    ...tables.flatMap((t) =>
+      t.rows.map(
+        (r) =>
+          `| ${t.concurrency} | (${r.key}) | ${r.label} | ${r.rps} | ${r.p50_ms} | ${r.p99_ms} | ${r.ratio_to_a} | ${r.cpu_us_per_req} | ${r.cpu_ratio_to_a} | ${r.errors} |`,
+      ),
     ),
     "",
-    ...verdict.map(
-      (v) =>
-        `- (${v.key}) ≥ ${v.target} × (a): req/s ${v.met ? "met" : "NOT met"} (${v.ratio}); server CPU ${v.cpu_met ? "met" : "NOT met"} (${v.cpu_ratio})`,
+    ...tables.flatMap((t) =>
+      t.verdict.map(
+        (v) =>
+          `- c = ${t.concurrency}, (${v.key}) ≥ ${v.target} × (a): req/s ${v.met ? "met" : "NOT met"} (${v.ratio}); server CPU ${v.cpu_met ? "met" : "NOT met"} (${v.cpu_ratio})`,
+      ),
     ),
     "",
     "req/s shares the machine with everything else running; server CPU per request (the child's",
@@ -307,9 +312,64 @@ async function main(): Promise<void> {
   writeFileSync(join(out, "faces-read.md"), md);
   writeFileSync(
     join(out, "faces-read.json"),
-    `${JSON.stringify({ node: process.version, time: new Date().toISOString(), load_average: load, audit: process.env.BENCH_AUDIT !== "off", concurrency, rounds, seconds, rows, verdict }, null, 2)}\n`,
+    `${JSON.stringify({ node: process.version, time: new Date().toISOString(), load_average: load, audit: process.env.BENCH_AUDIT !== "off", rounds, seconds, tables }, null, 2)}\n`,
   );
-  if (rows.some((r) => r.errors > 0)) process.exitCode = 1;
+  if (tables.some((t) => t.rows.some((r) => r.errors > 0))) process.exitCode = 1;
+}
+
+interface Table {
+  concurrency: number;
+  rows: (ReturnType<typeof summaryRow> & { ratio_to_a: number; cpu_ratio_to_a: number })[];
+  verdict: {
+    key: string;
+    target: number;
+    ratio: number;
+    cpu_ratio: number;
+    met: boolean;
+    cpu_met: boolean;
+  }[];
+}
+
+function summaryRow(s: Scenario, list: Sample[]) {
+  return {
+    key: s.key,
+    label: s.label,
+    rps: Math.round(median(list.map((x) => x.rps))),
+    p50_ms: Number(median(list.map((x) => x.p50)).toFixed(2)),
+    p99_ms: Number(median(list.map((x) => x.p99)).toFixed(2)),
+    errors: list.reduce((n, x) => n + x.errors, 0),
+    cpu_us_per_req: Math.round(median(list.map((x) => x.cpuPerReq))),
+  };
+}
+
+function summarize(
+  concurrency: number,
+  scenarios: Scenario[],
+  samples: Record<string, Sample[]>,
+  targets: { b: number; c: number },
+): Table {
+  const summary = scenarios.map((s) => summaryRow(s, samples[s.key] as Sample[]));
+  const a = summary[0] as (typeof summary)[number];
+  const rows = summary.map((s) => ({
+    ...s,
+    ratio_to_a: Number((s.rps / a.rps).toFixed(3)),
+    // Throughput one server core could give, relative to (a): a/b of CPU per request.
+    cpu_ratio_to_a: Number((a.cpu_us_per_req / s.cpu_us_per_req).toFixed(3)),
+  }));
+  const verdict = rows
+    .filter((r) => r.key !== "a")
+    .map((r) => {
+      const target = targets[r.key as "b" | "c"];
+      return {
+        key: r.key,
+        target,
+        ratio: r.ratio_to_a,
+        cpu_ratio: r.cpu_ratio_to_a,
+        met: r.ratio_to_a >= target,
+        cpu_met: r.cpu_ratio_to_a >= target,
+      };
+    });
+  return { concurrency, rows, verdict };
 }
 
 if (args.includes("--serve")) await serveChild();

@@ -61,6 +61,7 @@ export function createApp(deps: CreateAppDeps): Hono<AppEnv> {
     database: deps.database,
     logger: deps.logger,
     ...(deps.clock ? { clock: deps.clock } : {}),
+    ...(deps.tokenCache ? { tokenCache: deps.tokenCache } : {}),
   });
   for (const path of PROTECTED_PATHS) app.use(path, auth);
 

@@ -17,7 +17,11 @@ import { createJsonLogger } from "./http/logger.js";
 import { createNodeServer, ListenError } from "./http/node-server.js";
 import { parseAdminRateLimit, parseRateLimit } from "./http/rate-limit.js";
 import { MemoryRateLimiter } from "./http/rate-limit-memory.js";
+import { TokenCache } from "./http/token-cache.js";
 import { nodeAssets } from "./web/node-assets.js";
+
+/** Set by the bundle (scripts/build-server.mjs); under tsx the version is read from package.json. */
+declare const __REQLIX_VERSION__: string | undefined;
 
 /** Last resort: a shutdown that has not finished by then exits 1 (the drain cuts connections off sooner). */
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -42,9 +46,11 @@ async function main(): Promise<void> {
   } catch (err) {
     fail(err instanceof Error ? err.message : String(err), 2);
   }
-  const version = (
-    JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string }
-  ).version;
+  const version =
+    typeof __REQLIX_VERSION__ === "string"
+      ? __REQLIX_VERSION__
+      : (JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string })
+          .version;
   const logger = createJsonLogger({ level: config.REQLIX_LOG_LEVEL });
 
   // 2. HOST and PORT, by binding them: a bad HOST or a busy PORT stops here, before a database file is
@@ -101,7 +107,7 @@ async function main(): Promise<void> {
   }
 
   // 4. Serve.
-  const audit = createAuditSink({ database: db, logger });
+  const audit = createAuditSink({ database: db, logger, flushDelayMs: config.REQLIX_AUDIT_FLUSH_MS });
   const app = createApp({
     database: db,
     logger,
@@ -116,6 +122,9 @@ async function main(): Promise<void> {
     adminRateLimiter: new MemoryRateLimiter({ limit: adminRateLimit }),
     trustedProxies: config.REQLIX_TRUSTED_PROXIES,
     assets: nodeAssets(),
+    // One process serves this database's admin API: revocations and role changes made through it empty the
+    // cache at once; the admin CLI's are seen within the cache's 2 s (token-cache.ts).
+    tokenCache: new TokenCache(),
   });
   http.serve((request, env) => app.fetch(request, env));
   const host = address.family === "IPv6" ? `[${address.address}]` : address.address;

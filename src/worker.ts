@@ -11,9 +11,11 @@
  * README ("workers" section).
  */
 import { createClient } from "@libsql/client/http";
-import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
+import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation";
 import type { Hono } from "hono";
-import pkg from "../package.json" with { type: "json" };
+// A named import (no `with { type: "json" }`, which allows only the default): the bundler keeps the version
+// and drops the rest of package.json.
+import { version } from "../package.json";
 import { type CreateAppDeps, createApp } from "./app.js";
 import { recordAudit } from "./db/audit.repo.js";
 import { type Database, databaseFromClient } from "./db/database.js";
@@ -74,6 +76,18 @@ function requestScopedAuditSink(database: Database, logger: Logger): AuditSink {
   };
 }
 
+/**
+ * The SDK server validates JSON schemas only for the answers to elicitation (`Server.elicitInput`), which
+ * reqlix never sends: tool arguments are checked by our zod schemas (protocol/compile.ts). So the Worker
+ * carries no JSON-schema validator (the cfworker one was ~6 KiB gzip of its budget); should a future tool
+ * elicit, this says what to add instead of validating nothing.
+ */
+export const noSchemaValidation: jsonSchemaValidator = {
+  getValidator() {
+    throw new Error("No JSON-schema validator in the Worker (src/worker.ts noSchemaValidation)");
+  },
+};
+
 /** Checks the bindings and builds what `createApp` needs; throws a message that says which binding to fix. */
 export function workerDeps(env: Env): CreateAppDeps {
   const url = env.LIBSQL_URL?.trim();
@@ -110,12 +124,12 @@ export function workerDeps(env: Env): CreateAppDeps {
     database,
     logger,
     audit: requestScopedAuditSink(database, logger),
-    version: pkg.version,
+    version,
     allowedOrigins: list(env.REQLIX_ALLOWED_ORIGINS),
     rateLimiter,
     adminRateLimiter,
     // The SDK's default validator (ajv) compiles with `new Function`, which workerd forbids (DESIGN).
-    jsonSchemaValidator: new CfWorkerJsonSchemaValidator(),
+    jsonSchemaValidator: noSchemaValidation,
   };
 }
 

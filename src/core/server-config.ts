@@ -86,6 +86,7 @@ const schema = z.object({
   REQLIX_REQUEST_TIMEOUT_MS: bounded("milliseconds", 1, 3_600_000, 30_000),
   REQLIX_KEEP_ALIVE_TIMEOUT_MS: bounded("milliseconds", 1, 3_600_000, 5_000),
   REQLIX_MAX_CONNECTIONS: bounded("connections", 1, 1_000_000, 1_000),
+  REQLIX_AUDIT_FLUSH_MS: bounded("milliseconds", 0, 60_000, 50),
 });
 
 export type ServerConfig = z.output<typeof schema> & { loopback: boolean };

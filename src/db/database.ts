@@ -12,12 +12,12 @@ import type { LibSQLDatabase } from "drizzle-orm/libsql/driver-core";
 import { drizzle } from "drizzle-orm/libsql/http";
 import type { BaseSQLiteDatabase } from "drizzle-orm/sqlite-core";
 import { DomainError } from "../core/errors.js";
-import * as schema from "./schema.js";
 
-export type Schema = typeof schema;
-export type Db = LibSQLDatabase<Schema>;
+// No drizzle relational schema: repositories use the query builder (`select().from(table)`), never
+// `db.query.*`, and without one drizzle skips building the relational config at start.
+export type Db = LibSQLDatabase;
 /** What a repository function takes: the database itself (reads) or a write transaction. */
-export type Executor = BaseSQLiteDatabase<"async", ResultSet, Schema>;
+export type Executor = BaseSQLiteDatabase<"async", ResultSet>;
 /** The transaction handed to `write(fn)`. */
 export type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
 
@@ -103,7 +103,7 @@ const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Builds the `Database` seam over a client the caller created (Node: `@libsql/client`; Worker: `/http`). */
 export function databaseFromClient(client: Client, options: DatabaseOptions = {}): Database {
-  const db = drizzle(client, { schema });
+  const db = drizzle(client);
   const writes = new AsyncMutex();
   const serializeWrites = options.serializeWrites ?? client.protocol === "file";
   const serializeReads = options.serializeReads ?? false;

@@ -21,6 +21,7 @@ import {
   requiredRow,
   workItemChanges,
 } from "./entity-support.js";
+import { preparedPer } from "./prepared.js";
 import { recordWrite } from "./revisions.repo.js";
 import { epics } from "./schema.js";
 
@@ -59,15 +60,26 @@ export function epicRowsIn(ex: Executor, workspaceId: number, ids: SQL): Promise
     .orderBy(asc(epics.id));
 }
 
+/** Every epic read starts here: prepared once per executor (prepared.ts). */
+const epicByReference = preparedPer((ex) =>
+  select(ex)
+    .where(
+      and(
+        eq(epics.workspaceId, sql.placeholder("workspace")),
+        eq(epics.referenceId, sql.placeholder("reference")),
+      ),
+    )
+    .limit(1)
+    .prepare(),
+);
+
 /** The stored row (with its internal id) for a normalized reference id, or undefined. */
 export async function findEpicRow(
   ex: Executor,
   workspaceId: number,
   referenceId: string,
 ): Promise<Row | undefined> {
-  const rows = await select(ex)
-    .where(and(eq(epics.workspaceId, workspaceId), eq(epics.referenceId, referenceId)))
-    .limit(1);
+  const rows = await epicByReference(ex).all({ workspace: workspaceId, reference: referenceId });
   return rows[0];
 }
 

@@ -2,12 +2,13 @@
  * Personal access tokens: only the SHA-256 hash is stored (DESIGN); the value exists once, in the answer
  * to its creation.
  */
-import { and, desc, eq } from "drizzle-orm";
+import { and, desc, eq, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/sqlite-core";
 import type { TokenInfo } from "../core/accounts.js";
 import type { Role } from "../core/roles.js";
 import { generateToken, hashToken } from "../core/tokens.js";
 import type { Executor, Tx } from "./database.js";
+import { preparedPer } from "./prepared.js";
 import { memberships, tokens, users, workspaces } from "./schema.js";
 
 export interface NewToken {
@@ -65,8 +66,9 @@ export interface TokenPrincipal {
   createdByUserId: number | null;
 }
 
-export async function findTokenByHash(ex: Executor, tokenHash: string): Promise<TokenPrincipal | undefined> {
-  const rows = await ex
+/** Asked on every authenticated request: prepared once (prepared.ts). */
+const tokenByHash = preparedPer((ex) =>
+  ex
     .select({
       tokenId: tokens.id,
       userId: users.id,
@@ -88,8 +90,13 @@ export async function findTokenByHash(ex: Executor, tokenHash: string): Promise<
       memberships,
       and(eq(memberships.userId, tokens.userId), eq(memberships.workspaceId, tokens.workspaceId)),
     )
-    .where(eq(tokens.tokenHash, tokenHash))
-    .limit(1);
+    .where(eq(tokens.tokenHash, sql.placeholder("hash")))
+    .limit(1)
+    .prepare(),
+);
+
+export async function findTokenByHash(ex: Executor, tokenHash: string): Promise<TokenPrincipal | undefined> {
+  const rows = await tokenByHash(ex).all({ hash: tokenHash });
   return rows[0];
 }
 

@@ -42,7 +42,7 @@ async function jsonBody(c: Context<AppEnv>): Promise<unknown> {
 }
 
 export function adminRoute(
-  deps: Pick<AppDeps, "database" | "clock" | "logger" | "rateLimiter" | "adminRateLimiter">,
+  deps: Pick<AppDeps, "database" | "clock" | "logger" | "rateLimiter" | "adminRateLimiter" | "tokenCache">,
 ): Hono<AppEnv> {
   const { database } = deps;
   const clock = deps.clock ?? (() => new Date());
@@ -50,6 +50,11 @@ export function adminRoute(
   // Per token, in a bucket apart from the token's MCP traffic (keys `admin:token:N`).
   const limiter = deps.adminRateLimiter ?? deps.rateLimiter;
   if (limiter) route.use("*", rateLimit({ limiter, logger: deps.logger, keyPrefix: "admin:" }));
+
+  // Every write below (revoking a token and setting a member's role certainly; the others to keep the rule
+  // simple) empties the token cache before its answer is sent, whatever its outcome (token-cache.ts).
+  const invalidating = <T>(work: () => Promise<T>): Promise<T> =>
+    work().finally(() => deps.tokenCache?.invalidate());
 
   const ctxOf = (c: Context<AppEnv>): OpContext => {
     const auth = c.get("auth");
@@ -59,17 +64,17 @@ export function adminRoute(
 
   route.post("/workspaces", async (c) => {
     const input = parseInput(createWorkspaceInput, await jsonBody(c));
-    return c.json(await createWorkspaceOp(database, ctxOf(c), input), 201);
+    return c.json(await invalidating(() => createWorkspaceOp(database, ctxOf(c), input)), 201);
   });
 
   route.post("/members", async (c) => {
     const input = parseInput(addMemberInput, await jsonBody(c));
-    return c.json(await addMemberOp(database, ctxOf(c), input), 201);
+    return c.json(await invalidating(() => addMemberOp(database, ctxOf(c), input)), 201);
   });
 
   route.post("/tokens", async (c) => {
     const input = parseInput(createTokenInput, await jsonBody(c));
-    const created = await createTokenOp(database, ctxOf(c), input);
+    const created = await invalidating(() => createTokenOp(database, ctxOf(c), input));
     // The only time the token is shown: keep it out of every cache.
     c.header("Cache-Control", "no-store");
     return c.json(created, 201);
@@ -82,7 +87,7 @@ export function adminRoute(
 
   route.delete("/tokens/:id", async (c) => {
     const id = parseInput(tokenIdInput, c.req.param("id"), "id");
-    return c.json(await revokeTokenOp(database, ctxOf(c), id));
+    return c.json(await invalidating(() => revokeTokenOp(database, ctxOf(c), id)));
   });
 
   return route;

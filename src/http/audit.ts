@@ -12,7 +12,7 @@
  * a successful write's row commits inside the write's own transaction instead (write-audit.ts).
  */
 
-import { type AuditEventInput, recordAudit } from "../db/audit.repo.js";
+import { type AuditEventInput, recordAudits } from "../db/audit.repo.js";
 import type { Database } from "../db/client.js";
 import type { OperationEvent } from "../protocol/operations.js";
 import type { AuthInfo, Logger } from "./context.js";
@@ -47,9 +47,12 @@ export function createAuditSink(options: AuditSinkOptions): AuditSink {
     while (queue.length > 0) {
       const batch = queue.splice(0, batchSize);
       try {
-        await database.write(async (tx) => {
-          for (const { event } of batch) await recordAudit(tx, event);
-        });
+        await database.write((tx) =>
+          recordAudits(
+            tx,
+            batch.map((e) => e.event),
+          ),
+        );
       } catch (error) {
         logger?.log("error", "audit rows could not be written", {
           rows: batch.length,

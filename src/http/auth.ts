@@ -11,12 +11,18 @@ import type { Database } from "../db/database.js";
 import { findTokenByHash, type TokenPrincipal, touchTokenLastUsed } from "../db/tokens.repo.js";
 import type { AppEnv, AuthInfo, Logger } from "./context.js";
 import { errorJson } from "./json-errors.js";
+import type { TokenCache } from "./token-cache.js";
 
 /** last_used_at is written at most this often per token, so reads do not turn into writes. */
 export const LAST_USED_THROTTLE_MS = 60_000;
 export const WWW_AUTHENTICATE = 'Bearer realm="reqlix"';
 
-export type AuthResult = { ok: true; auth: AuthInfo; touch: boolean } | { ok: false; reason: string };
+export type AuthResult =
+  | { ok: true; auth: AuthInfo; touch: boolean; token: string }
+  | { ok: false; reason: string };
+
+/** What a token's principal may do, before we know which credential carried it. */
+export type PrincipalResult = { ok: true; auth: AuthInfo; touch: boolean } | { ok: false; reason: string };
 
 /** The value of a `Bearer <value>` Authorization header; undefined for any other shape. */
 export function bearerValue(header: string | undefined): string | undefined {
@@ -29,6 +35,7 @@ export async function authenticate(
   database: Database,
   header: string | undefined,
   now: Date,
+  cache?: TokenCache,
 ): Promise<AuthResult> {
   if (header === undefined || header.trim() === "") {
     return { ok: false, reason: "Missing Authorization header: send `Authorization: Bearer rqx_…`." };
@@ -41,15 +48,24 @@ export async function authenticate(
       reason: "Malformed token: a reqlix token is rqx_ followed by at least 32 letters or digits.",
     };
   }
-  const found = await database.read(async (db) => findTokenByHash(db, await hashToken(token)));
-  return principalAuth(found, now);
+  let found = cache?.get(token, now.getTime());
+  if (!found) {
+    const generation = cache?.generation ?? 0;
+    found = await database.read(async (db) => findTokenByHash(db, await hashToken(token)));
+    // Only a token that is usable now is kept (its expiry is still checked on every hit, below).
+    if (found && cache && found.revokedAt === null && found.memberRole !== null) {
+      cache.set(token, found, now.getTime(), generation);
+    }
+  }
+  const result = principalAuth(found, now);
+  return result.ok ? { ...result, token } : result;
 }
 
 /**
  * The checks every credential that acts through a token passes (a PAT, or a web session opened with one):
  * known, not revoked, not expired, its user still a member; the role capped by the token's ceiling.
  */
-export function principalAuth(found: TokenPrincipal | undefined, now: Date): AuthResult {
+export function principalAuth(found: TokenPrincipal | undefined, now: Date): PrincipalResult {
   if (!found) return { ok: false, reason: "Unknown token: ask a workspace admin for a new one." };
   if (found.revokedAt !== null)
     return { ok: false, reason: "This token was revoked: ask a workspace admin for a new one." };
@@ -102,12 +118,14 @@ export function requireToken(options: {
   database: Database;
   logger: Logger;
   clock?: () => Date;
+  /** Node: one per process (token-cache.ts); none on Workers and by default (every request looks up). */
+  tokenCache?: TokenCache;
 }): MiddlewareHandler<AppEnv> {
-  const { database, logger } = options;
+  const { database, logger, tokenCache } = options;
   const clock = options.clock ?? (() => new Date());
   return async function authMiddleware(c, next) {
     const now = clock();
-    const result = await authenticate(database, c.req.header("authorization"), now);
+    const result = await authenticate(database, c.req.header("authorization"), now, tokenCache);
     if (!result.ok) {
       logger.log("info", "unauthorized", {
         requestId: c.get("requestId"),
@@ -121,6 +139,7 @@ export function requireToken(options: {
     if (result.touch) {
       try {
         await database.write((tx) => touchTokenLastUsed(tx, result.auth.tokenId, now.toISOString()));
+        tokenCache?.used(result.token, now.toISOString());
       } catch (err) {
         // Bookkeeping only: the request itself is authenticated, so it goes on.
         logger.log("warn", "could not record token use", { requestId: c.get("requestId"), error: err });

@@ -4,6 +4,7 @@
  */
 import type { IpRange } from "../core/ip-ranges.js";
 import type { Database } from "../db/database.js";
+import type { TokenCache } from "./token-cache.js";
 
 export type { AuthInfo } from "../core/auth-info.js";
 
@@ -62,6 +63,11 @@ export interface AppDeps {
   clock?: () => Date;
   /** Largest request body accepted; default 1 MiB (larger → 413). */
   maxBodyBytes?: number;
+  /**
+   * Caches token lookups for a moment (token-cache.ts); the admin API empties it on every change of tokens,
+   * members or roles. Node passes one; Workers none (isolates could not invalidate each other's).
+   */
+  tokenCache?: TokenCache;
   /** Largest trace push (`POST /api/v1/traces`) accepted; default 64 MiB (larger → 413). */
   maxTraceBodyBytes?: number;
 }

@@ -62,6 +62,7 @@ describe("parseServerConfig", () => {
       REQLIX_REQUEST_TIMEOUT_MS: 30_000,
       REQLIX_KEEP_ALIVE_TIMEOUT_MS: 5_000,
       REQLIX_MAX_CONNECTIONS: 1_000,
+      REQLIX_AUDIT_FLUSH_MS: 50,
     });
     expect(
       parseServerConfig({
@@ -69,14 +70,17 @@ describe("parseServerConfig", () => {
         REQLIX_REQUEST_TIMEOUT_MS: "4000",
         REQLIX_KEEP_ALIVE_TIMEOUT_MS: "1500",
         REQLIX_MAX_CONNECTIONS: "64",
+        REQLIX_AUDIT_FLUSH_MS: "0",
       }),
     ).toMatchObject({
       REQLIX_HEADERS_TIMEOUT_MS: 2000,
       REQLIX_REQUEST_TIMEOUT_MS: 4000,
       REQLIX_KEEP_ALIVE_TIMEOUT_MS: 1500,
       REQLIX_MAX_CONNECTIONS: 64,
+      REQLIX_AUDIT_FLUSH_MS: 0,
     });
     for (const [name, value] of [
+      ["REQLIX_AUDIT_FLUSH_MS", "-1"],
       ["REQLIX_MAX_CONNECTIONS", "0"],
       ["REQLIX_MAX_CONNECTIONS", "many"],
       ["REQLIX_REQUEST_TIMEOUT_MS", "1.5"],

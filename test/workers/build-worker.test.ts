@@ -45,6 +45,23 @@ describe("npm run build:worker", () => {
     expect(inputs.filter((i) => /zod\/v4\/locales\//.test(i))).toEqual(["node_modules/zod/v4/locales/en.js"]);
     expect(inputs.filter((i) => /hrana-client\/lib-esm\/ws\//.test(i))).toEqual([]);
     expect(inputs).toContain("src/worker-stubs/ajv.ts");
+    // Issue 16: no JSON-schema validator, hono's small router only, two base64 functions over btoa/atob,
+    // no Postgres column code, and of package.json only the version.
+    expect(inputs.filter((i) => /node_modules\/(@cfworker|js-base64)\//.test(i))).toEqual([]);
+    expect(inputs.filter((i) => /hono\/dist\/router\/(reg-exp|trie|smart)-router\//.test(i))).toEqual([]);
+    expect(
+      inputs.filter((i) =>
+        /drizzle-orm\/(pg-core\/|relations\.js|sqlite-core\/query-builders\/query\.js)/.test(i),
+      ),
+    ).toEqual([]);
+    expect(inputs).toEqual(
+      expect.arrayContaining([
+        "src/worker-stubs/base64.ts",
+        "src/worker-stubs/pg-enum.ts",
+        "src/worker-stubs/drizzle-relations.ts",
+      ]),
+    );
+    expect(bundle).not.toContain('"devDependencies"');
   }, 200_000);
 
   it("fails with the size, the budget and the largest parts when the bundle is over its budget", () => {

@@ -16,7 +16,6 @@
  * forbidden 403, …); `call` returns it for the page to show next to its form.
  */
 import type { Context, Hono, MiddlewareHandler } from "hono";
-import { every } from "hono/combine";
 import { html } from "hono/html";
 import { type DomainError, isDomainError } from "../core/errors.js";
 import { roleAtLeast } from "../core/roles.js";
@@ -116,10 +115,15 @@ export function pageRoutes(router: Hono<WebEnv>, deps: WebDeps, guards: Middlewa
       throw error;
     }
   };
-  const guard = every(...guards);
+  // The guards run in order before the page (not hono/combine's `every`, which pulls a second router into
+  // the Worker bundle).
+  const handlers = (handler: PageHandler): MiddlewareHandler<WebEnv>[] => [
+    ...guards,
+    wrap(handler) as MiddlewareHandler<WebEnv>,
+  ];
   return {
-    get: (path: string, handler: PageHandler) => router.get(path, guard, wrap(handler)),
-    post: (path: string, handler: PageHandler) => router.post(path, guard, wrap(handler)),
+    get: (path: string, handler: PageHandler) => router.on("GET", [path], ...handlers(handler)),
+    post: (path: string, handler: PageHandler) => router.on("POST", [path], ...handlers(handler)),
   };
 }
 

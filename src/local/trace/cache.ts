@@ -1,29 +1,23 @@
 /**
- * The scan cache: per file, its size and modification time when it was read (and its git blob id when git
- * reported it unchanged) and the citations found, so a rescan reads only files whose blob, size or mtime
- * changed. Kept in memory by the companion, and on disk (one file per project under the user's cache folder,
- * never in the working copy) for the CLI, in V8's serialization format: several times quicker to read and
- * write than JSON for these arrays; another Node's unreadable format costs one cold scan.
+ * The scan cache: per file, its size and mtime when it was read (and the git blob id when git vouched for
+ * the content) and the citations found, so a rescan reads only files whose blob, size or mtime changed.
+ * Kept in memory by the companion, and on disk for the CLI: one file per project under the user's cache
+ * folder (never in the working copy), a first line of facts (format version, root, rule key, git's view,
+ * the citing commits, the parsed requirement files) and a second of entries in the compact form of
+ * `cache-format.ts`; a rescan writes only a small delta file next to it. Both are written to a temp file
+ * and renamed; a file that does not parse, is of another version, root or rule key is ignored (a cold scan).
  * The whole cache is dropped when the matcher or the classification rules change (its `key`).
  */
 import { createHash, randomUUID } from "node:crypto";
 import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join } from "node:path";
-import { deserialize, serialize } from "node:v8";
-import type { Citation } from "./citations.js";
+import { type CacheEntry, decodeEntries, type EncodedEntries, encodeEntries } from "./cache-format.js";
 import type { CommitCitation } from "./git.js";
+import type { CatalogFiles } from "./requirements.js";
+import type { UntrackedMemo } from "./untracked-memo.js";
 
-export type SkipReason = "binary" | "too_large";
-
-export interface CacheEntry {
-  size: number;
-  mtimeMs: number;
-  /** The index blob id when git reported the file unchanged at the scan that read it. */
-  blob?: string;
-  citations: Citation[];
-  skipped?: SkipReason;
-}
+export type { CacheEntry, SkipReason } from "./cache-format.js";
 
 export interface CommitsMemo {
   head: string;
@@ -38,20 +32,39 @@ export interface ScanCache {
   /** The citing commits of the last scan, reused while HEAD, the history limit and the pattern stay. */
   commits?: CommitsMemo;
   /**
-   * git's view at the last scan: the index listing's digest and the files it reported changed or
-   * untracked. While the digest stays, only those and the newly reported ones can differ from `entries`.
+   * git's view at the last scan: the index's stamp and listing digest, and the files git reported modified
+   * or untracked. While the stamp stays, only those and the newly reported ones can differ from `entries`;
+   * and the memo that vouches for the untracked files while the folders stay.
    */
-  listing?: {
-    digest: string;
-    dirty: string[];
-    /** The index file's checksum at that scan: while it stays, the index need not be listed again. */
-    stamp?: string;
-  };
-  /** Files that could not be read (retried on every scan). */
+  listing?: { stamp: string | null; digest: string; dirty: string[]; untracked?: UntrackedMemo };
+  /** Files that could not be read, and racy entries: visited on every scan. */
   unreadable?: string[];
+  racy?: string[];
 }
 
-const VERSION = 3;
+/** The first line of the base file (and the whole delta file, with its entries). */
+interface Facts {
+  commits?: CommitsMemo;
+  listing?: ScanCache["listing"];
+  unreadable?: string[];
+  racy?: string[];
+  catalog?: CatalogFiles;
+}
+interface Header extends Facts {
+  format: typeof FORMAT;
+  version: number;
+  root: string;
+  key: string;
+  generation: string;
+}
+interface Delta extends Facts {
+  generation: string;
+  set: EncodedEntries;
+  removed: string[];
+}
+
+const FORMAT = "reqlix-trace-cache";
+export const CACHE_VERSION = 4;
 
 export function cacheDir(env: Readonly<Record<string, string | undefined>>): string {
   if (env.REQLIX_CACHE_DIR) return env.REQLIX_CACHE_DIR;
@@ -59,8 +72,8 @@ export function cacheDir(env: Readonly<Record<string, string | undefined>>): str
   return join(base, "reqlix", "trace");
 }
 
-function fileFor(dir: string, root: string): string {
-  return join(dir, `${createHash("sha256").update(root).digest("hex").slice(0, 24)}.v8`);
+export function cacheFileFor(dir: string, root: string): string {
+  return join(dir, `${createHash("sha256").update(root).digest("hex").slice(0, 24)}.trace`);
 }
 
 /** What a run loaded from disk: the base file's generation and entries, so a save can write a delta. */
@@ -70,77 +83,105 @@ interface OnDisk {
 }
 const loaded = new WeakMap<ScanCache, OnDisk>();
 
-/** The facts stored whole in both files. */
-type Facts = Pick<ScanCache, "commits" | "listing" | "unreadable">;
-
 /**
  * A rescan changes few entries: those go to a small delta file (every entry set or removed since the base
- * file, plus the other facts), so a save writes kilobytes, not the whole cache. The base is rewritten when
- * the delta grows past this many entries.
+ * file, plus the facts), so a save writes kilobytes, not the whole cache. The base is rewritten when the
+ * delta grows past this many entries.
  */
 const DELTA_LIMIT = 2000;
 
-export async function loadCache(dir: string, root: string, key: string): Promise<ScanCache> {
-  const target = fileFor(dir, root);
+/** A cache file read but not yet decoded: the facts first (the catalog decides the key), entries on demand. */
+export interface StoredCache {
+  key: string;
+  catalog?: CatalogFiles;
+  /** The cache, or an empty one when the entries do not decode. */
+  open(): ScanCache;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null;
+
+/** The stored cache of `root`, or undefined when there is none usable (missing, corrupt, another version). */
+export async function readStoredCache(dir: string, root: string): Promise<StoredCache | undefined> {
+  const target = cacheFileFor(dir, root);
+  let header: Header;
+  let body: string;
   try {
-    const data = deserialize(await readFile(target)) as Facts & {
-      version: number;
-      key: string;
-      root: string;
-      generation: string;
-      entries: Map<string, CacheEntry>;
-    };
-    if (data.version === VERSION && data.key === key && data.root === root) {
-      const base = data.entries;
-      let facts: Facts = data;
-      let entries = base;
-      try {
-        const delta = deserialize(await readFile(`${target}.delta`)) as Facts & {
-          generation: string;
-          set: [string, CacheEntry][];
-          removed: string[];
-        };
-        // A delta of another base (rewritten since by another run) is stale: the base alone is whole.
-        if (delta.generation === data.generation) {
-          entries = new Map(base);
-          for (const [path, entry] of delta.set) entries.set(path, entry);
-          for (const path of delta.removed) entries.delete(path);
-          facts = delta;
-        }
-      } catch {}
-      const cache: ScanCache = {
-        key,
-        entries,
-        commits: facts.commits,
-        listing: facts.listing,
-        unreadable: facts.unreadable,
-      };
-      loaded.set(cache, { generation: data.generation, base });
-      return cache;
-    }
+    const text = await readFile(target, "utf8");
+    const nl = text.indexOf("\n");
+    if (nl < 0) return undefined;
+    header = JSON.parse(text.slice(0, nl));
+    if (!isObject(header) || header.format !== FORMAT || header.version !== CACHE_VERSION) return undefined;
+    if (header.root !== root || typeof header.key !== "string" || typeof header.generation !== "string")
+      return undefined;
+    body = text.slice(nl + 1);
+  } catch {
+    return undefined;
+  }
+  let delta: Delta | undefined;
+  try {
+    const d = JSON.parse(await readFile(`${target}.delta`, "utf8")) as Delta;
+    // A delta of another base (rewritten since by another run) is stale: the base alone is whole.
+    if (isObject(d) && d.generation === header.generation && Array.isArray(d.removed)) delta = d;
   } catch {}
-  return { key, entries: new Map() };
+  const facts: Facts = delta ?? header;
+  return {
+    key: header.key,
+    catalog: Array.isArray(facts.catalog) ? facts.catalog : undefined,
+    open() {
+      const key = header.key;
+      try {
+        const base = decodeEntries(JSON.parse(body));
+        let entries = base;
+        if (delta) {
+          entries = new Map(base);
+          for (const [path, entry] of decodeEntries(delta.set)) entries.set(path, entry);
+          for (const path of delta.removed) entries.delete(path);
+        }
+        const cache: ScanCache = {
+          key,
+          entries,
+          commits: facts.commits,
+          listing: facts.listing,
+          unreadable: facts.unreadable,
+          racy: facts.racy,
+        };
+        loaded.set(cache, { generation: header.generation, base });
+        return cache;
+      } catch {
+        return { key, entries: new Map() };
+      }
+    },
+  };
+}
+
+async function writeAtomically(target: string, text: string): Promise<void> {
+  const temp = `${target}.${process.pid}.${randomUUID()}.tmp`;
+  await writeFile(temp, text);
+  await rename(temp, target);
 }
 
 /**
- * Each file is written to a temp file and renamed (atomic); a failure only costs the next run a cold scan.
- * `from` is the cache this run loaded (unchanged entries are the same objects in both).
+ * Saves the cache (a delta against the base file `from` was loaded from, when small); a failure only costs
+ * the next run a cold scan. `from` is the cache this run started from (unchanged entries are the same
+ * objects in both).
  */
 export async function saveCache(
   dir: string,
   root: string,
   cache: ScanCache,
+  catalog: CatalogFiles,
   from?: ScanCache,
 ): Promise<void> {
-  const write = async (target: string, data: unknown) => {
-    const temp = `${target}.${process.pid}.${Date.now()}.tmp`;
-    await writeFile(temp, serialize(data));
-    await rename(temp, target);
+  const facts: Facts = {
+    commits: cache.commits,
+    listing: cache.listing,
+    unreadable: cache.unreadable,
+    racy: cache.racy,
+    catalog,
   };
-  const facts: Facts = { commits: cache.commits, listing: cache.listing, unreadable: cache.unreadable };
   try {
     await mkdir(dir, { recursive: true });
-    const target = fileFor(dir, root);
+    const target = cacheFileFor(dir, root);
     const disk = from && from.key === cache.key ? loaded.get(from) : undefined;
     if (disk) {
       const set: [string, CacheEntry][] = [];
@@ -148,20 +189,26 @@ export async function saveCache(
       for (const [path, entry] of cache.entries) if (disk.base.get(path) !== entry) set.push([path, entry]);
       for (const path of disk.base.keys()) if (!cache.entries.has(path)) removed.push(path);
       if (set.length + removed.length <= DELTA_LIMIT) {
-        await write(`${target}.delta`, { ...facts, generation: disk.generation, set, removed });
+        const delta: Delta = { ...facts, generation: disk.generation, set: encodeEntries(set), removed };
+        await writeAtomically(`${target}.delta`, JSON.stringify(delta));
         loaded.set(cache, disk);
         return;
       }
     }
     const generation = randomUUID();
-    await write(target, {
-      ...facts,
-      version: VERSION,
-      key: cache.key,
+    const header: Header = {
+      format: FORMAT,
+      version: CACHE_VERSION,
       root,
+      key: cache.key,
       generation,
-      entries: cache.entries,
-    });
+      ...facts,
+    };
+    // The base first: a delta left from the previous base names the old generation and is ignored.
+    await writeAtomically(
+      target,
+      `${JSON.stringify(header)}\n${JSON.stringify(encodeEntries(cache.entries))}`,
+    );
     loaded.set(cache, { generation, base: cache.entries });
   } catch {}
 }

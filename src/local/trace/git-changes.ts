@@ -48,8 +48,8 @@ export interface GitChanges {
   modified: string[];
   /** Untracked files git does not ignore. */
   untracked: string[];
-  /** What vouches for `untracked` at the next scan, when anything can. */
-  untrackedMemo?: UntrackedMemo;
+  /** What vouches for `untracked` at the next scan, when anything can (made while the scan goes on). */
+  untrackedMemo: Promise<UntrackedMemo | undefined>;
   /** The index listing; undefined when the caller's stamp matched (the index is unchanged). */
   index?: IndexListing;
   /** Blob ids of the given tracked paths as the index holds them now (only those git lists). */
@@ -214,12 +214,14 @@ export async function gitChanges(
   const recalled = recall(known?.untracked, root, stamp);
   let modifiedOut: string;
   let listing: string | undefined;
-  let untracked: { untracked: string[]; memo?: UntrackedMemo };
+  let untracked: { untracked: string[]; memo: Promise<UntrackedMemo | undefined> };
   try {
     [modifiedOut, listing, untracked] = await Promise.all([
       modifiedRun,
       listRun,
-      recalled ? { untracked: recalled, memo: known?.untracked } : listUntracked(root, stamp, dirs),
+      recalled
+        ? { untracked: recalled, memo: Promise.resolve(known?.untracked) }
+        : listUntracked(root, stamp, dirs),
     ]);
   } catch {
     return undefined;

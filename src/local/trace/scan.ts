@@ -340,6 +340,7 @@ async function scanWith(
     if (entry.skipped) summary.skipped[entry.skipped]++;
     if (entry.citations.length > 0) byFile.set(path, entry.citations);
   }
+  const untrackedMemo = await changes?.untrackedMemo;
   mark("files");
   const fresh: ScanCache = {
     key,
@@ -349,7 +350,7 @@ async function scanWith(
       stamp: changes.stamp,
       digest: changes.index?.digest ?? (cache.listing?.digest as string),
       dirty: [...changes.modified, ...changes.untracked],
-      ...(changes.untrackedMemo ? { untracked: changes.untrackedMemo } : {}),
+      ...(untrackedMemo ? { untracked: untrackedMemo } : {}),
     },
     unreadable: [...unreadable],
     racy,

@@ -81,36 +81,47 @@ function candidateConfigs(gitDir: string, commonDir: string, env: NodeJS.Process
 }
 
 /**
- * Lists the untracked files with `git ls-files -o` and, when it can, a memo that vouches for them later.
- * `stamp` is the index stamp read before; `listedAt` a `Date.now()` taken before git runs.
+ * Lists the untracked files with `git ls-files -o`, and makes a memo that vouches for them later: its git
+ * commands run while the caller goes on (a cold scan reads files meanwhile); undefined when the memo
+ * cannot be trusted or made.
  */
 export async function listUntracked(
   root: string,
   stamp: string | null,
   repo: { dir: string; common: string } | null,
-): Promise<{ untracked: string[]; memo?: UntrackedMemo }> {
+): Promise<{ untracked: string[]; memo: Promise<UntrackedMemo | undefined> }> {
   const listedAt = Date.now();
-  const untrackedRun = git(root, ["ls-files", "-o", "--exclude-standard", "-z"]);
-  if (stamp === null || repo === null) return { untracked: split(await untrackedRun) };
-  untrackedRun.catch(() => {}); // awaited below
-  const [untrackedOut, ignoredOut, configOut] = await Promise.all([
-    untrackedRun,
-    git(root, ["ls-files", "-o", "-i", "--exclude-standard", "--directory", "-z"]).catch(() => undefined),
-    git(root, ["config", "--list", "--show-origin", "-z"]).catch(() => undefined),
+  const untracked = split(await git(root, ["ls-files", "-o", "--exclude-standard", "-z"]));
+  const memo =
+    stamp === null || repo === null
+      ? Promise.resolve(undefined)
+      : memoFor(root, stamp, repo, listedAt).then(
+          (m) => m && { ...m, untracked },
+          () => undefined,
+        );
+  return { untracked, memo };
+}
+
+async function memoFor(
+  root: string,
+  stamp: string,
+  repo: { dir: string; common: string },
+  listedAt: number,
+): Promise<Omit<UntrackedMemo, "untracked"> | undefined> {
+  const [ignoredOut, configOut] = await Promise.all([
+    git(root, ["ls-files", "-o", "-i", "--exclude-standard", "--directory", "-z"]),
+    git(root, ["config", "--list", "--show-origin", "-z"]),
   ]);
-  const untracked = split(untrackedOut);
-  if (ignoredOut === undefined || configOut === undefined) return { untracked };
   // `--directory` also names folders that hold only ignored files: git still looks inside those. Only the
   // folders a pattern ignores themselves are never read.
   const candidates = split(ignoredOut).filter((p) => p.endsWith("/"));
   let ignoredDirs: string[] = [];
   if (candidates.length > 0) {
     const out = await gitInput(root, ["check-ignore", "--no-index", "-z", "--stdin"], candidates.join("\0"));
-    if (out === undefined) return { untracked };
+    if (out === undefined) return undefined;
     ignoredDirs = split(out);
   }
-  const memo = watch(root, stamp, repo, listedAt, ignoredDirs, configOut);
-  return memo ? { untracked, memo: { ...memo, untracked } } : { untracked };
+  return watch(root, stamp, repo, listedAt, ignoredDirs, configOut);
 }
 
 const split = (out: string) => out.split("\0").filter((p) => p !== "");

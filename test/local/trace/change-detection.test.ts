@@ -7,7 +7,8 @@
 import { readdir, readFile, rename, rm, stat, utimes, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { cacheFileFor } from "../../../src/local/trace/cache.js";
+import { deserialize, serialize } from "node:v8";
+import { CACHE_VERSION, cacheFileFor } from "../../../src/local/trace/cache.js";
 import { newScanState, type ScanResult, type ScanState, scanProject } from "../../../src/local/trace/scan.js";
 import { ageWorkingCopy, type Fixture, makeFixture } from "./fixture.js";
 
@@ -179,14 +180,15 @@ describe("the disk cache", () => {
   it("is ignored when corrupt, truncated or of another version, and rewritten", async () => {
     const reference = view(await scanProject(fx.root, { env: fx.env, persist: true }));
     const file = cacheFileFor(fx.cacheDir, fx.root);
-    const good = await readFile(file, "utf8");
-    const [header = "", body = ""] = good.split("\n");
-    const variants = [
-      "not json at all",
-      good.slice(0, Math.floor(good.length / 2)),
-      `${header.replace('"version":4', '"version":3')}\n${body}`,
-      `${header}\n${body.replace('"cites":[', '"cites":[[999999,1],')}`,
-      `${header}\n{"ids":[],"paths":"a","size":[],"mtime":[],"ctime":[],"ino":[],"blob":"","flags":[],"cites":[]}`,
+    const good = await readFile(file);
+    const data = deserialize(good);
+    const variants: Buffer[] = [
+      Buffer.from("not a cache at all"),
+      good.subarray(0, Math.floor(good.length / 2)),
+      serialize({ ...data, version: CACHE_VERSION - 1 }),
+      serialize({ ...data, format: "something else" }),
+      serialize({ ...data, entries: { ...data.entries, cites: [[999_999, 1, 0, 1, 1, 0, null, "x"]] } }),
+      serialize({ ...data, entries: { ...data.entries, paths: "just-one-path" } }),
     ];
     for (const bad of variants) {
       await writeFile(file, bad);
@@ -194,9 +196,10 @@ describe("the disk cache", () => {
       const r = await scanProject(fx.root, { env: fx.env, persist: true });
       expect(view(r)).toEqual(reference);
       expect(r.read).toBe(r.files); // a cold scan: nothing came from the bad file
-      expect((await readFile(file, "utf8")).startsWith('{"format":"reqlix-trace-cache","version":4')).toBe(
-        true,
-      );
+      expect(deserialize(await readFile(file))).toMatchObject({
+        format: "reqlix-trace-cache",
+        version: CACHE_VERSION,
+      });
     }
   });
 
@@ -207,8 +210,8 @@ describe("the disk cache", () => {
     const names = await readdir(fx.cacheDir);
     expect(names.some((n) => n.endsWith(".tmp"))).toBe(false);
     const file = cacheFileFor(fx.cacheDir, fx.root);
-    const header = JSON.parse((await readFile(file, "utf8")).split("\n")[0] ?? "");
-    const delta = JSON.parse(await readFile(`${file}.delta`, "utf8"));
+    const header = deserialize(await readFile(file));
+    const delta = deserialize(await readFile(`${file}.delta`));
     expect(delta.generation).toBe(header.generation);
     expect(delta.removed).toEqual([]);
   });

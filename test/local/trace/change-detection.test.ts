@@ -187,7 +187,15 @@ describe("the disk cache", () => {
       good.subarray(0, Math.floor(good.length / 2)),
       serialize({ ...data, version: CACHE_VERSION - 1 }),
       serialize({ ...data, format: "something else" }),
-      serialize({ ...data, entries: { ...data.entries, cites: [[999_999, 1, 0, 1, 1, 0, null, "x"]] } }),
+      serialize({
+        ...data,
+        entries: {
+          ...data.entries,
+          cites: Int32Array.from([999_999, 0, 0, 1, 1, 0]),
+          lengths: Int32Array.from([-1, 0]),
+        },
+      }),
+      serialize({ ...data, entries: { ...data.entries, text: data.entries.text.slice(1) } }),
       serialize({ ...data, entries: { ...data.entries, paths: "just-one-path" } }),
     ];
     for (const bad of variants) {

@@ -55,7 +55,7 @@ const NUMBERS = 6;
  * 20,000 files load in milliseconds.
  */
 export function encodeEntries(entries: Iterable<[string, CacheEntry]>): EncodedEntries {
-  const list = [...entries];
+  const list = Array.isArray(entries) ? (entries as [string, CacheEntry][]) : [...entries];
   const n = list.length;
   const ids: string[] = [];
   const idAt = new Map<string, number>();
@@ -64,7 +64,7 @@ export function encodeEntries(entries: Iterable<[string, CacheEntry]>): EncodedE
   const blob: string[] = new Array(n);
   const flags = new Uint8Array(n);
   let count = 0;
-  for (const [, e] of list) count += e.citations.length;
+  for (let i = 0; i < n; i++) count += (list[i] as [string, CacheEntry])[1].citations.length;
   const cites = new Int32Array(count * NUMBERS);
   const lengths = new Int32Array(count * 2);
   const text: string[] = [];
@@ -72,7 +72,10 @@ export function encodeEntries(entries: Iterable<[string, CacheEntry]>): EncodedE
   for (let i = 0; i < n; i++) {
     const [path, e] = list[i] as [string, CacheEntry];
     paths[i] = path;
-    stamps.set([e.size, e.mtimeMs, e.ctimeMs, e.ino], i * 4);
+    stamps[i * 4] = e.size;
+    stamps[i * 4 + 1] = e.mtimeMs;
+    stamps[i * 4 + 2] = e.ctimeMs;
+    stamps[i * 4 + 3] = e.ino;
     blob[i] = e.blob ?? "";
     flags[i] = (e.skipped === "binary" ? 1 : e.skipped === "too_large" ? 2 : 0) | (e.racy ? 4 : 0);
     for (const cite of e.citations) {
@@ -82,17 +85,13 @@ export function encodeEntries(entries: Iterable<[string, CacheEntry]>): EncodedE
         ids.push(cite.id);
         idAt.set(cite.id, id);
       }
-      cites.set(
-        [
-          i,
-          id,
-          cite.revision ?? 0,
-          cite.line,
-          cite.column,
-          KIND_CODE[cite.kind] + (cite.form === "reqlix" ? 4 : 0),
-        ],
-        c * NUMBERS,
-      );
+      const o = c * NUMBERS;
+      cites[o] = i;
+      cites[o + 1] = id;
+      cites[o + 2] = cite.revision ?? 0;
+      cites[o + 3] = cite.line;
+      cites[o + 4] = cite.column;
+      cites[o + 5] = KIND_CODE[cite.kind] + (cite.form === "reqlix" ? 4 : 0);
       lengths[c * 2] = cite.test_name === null ? -1 : cite.test_name.length;
       lengths[c * 2 + 1] = cite.snippet.length;
       if (cite.test_name !== null) text.push(cite.test_name);

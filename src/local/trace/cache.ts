@@ -32,6 +32,8 @@ export interface CommitsMemo {
 export interface ScanCache {
   key: string;
   entries: Map<string, CacheEntry>;
+  /** The entries were made for one scan (read from disk), which may update them in place. */
+  owned?: boolean;
   /** The citing commits of the last scan, reused while HEAD, the history limit and the pattern stay. */
   commits?: CommitsMemo;
   /**
@@ -80,10 +82,10 @@ export function cacheFileFor(dir: string, root: string): string {
   return join(dir, `${createHash("sha256").update(root).digest("hex").slice(0, 24)}.trace`);
 }
 
-/** What a run loaded from disk: the base file's generation and entries, so a save can write a delta. */
+/** What a run loaded from disk: the base file's generation and the paths whose entries differ from it. */
 interface OnDisk {
   generation: string;
-  base: Map<string, CacheEntry>;
+  pending: Set<string>;
 }
 const loaded = new WeakMap<ScanCache, OnDisk>();
 
@@ -130,10 +132,16 @@ export async function readStoredCache(dir: string, root: string): Promise<Stored
       const key = base.key;
       try {
         const entries = decodeEntries(base.entries);
-        const from = new Map(entries);
+        const pending = new Set<string>();
         if (delta) {
-          for (const [path, entry] of decodeEntries(delta.set)) entries.set(path, entry);
-          for (const path of delta.removed) entries.delete(path);
+          for (const [path, entry] of decodeEntries(delta.set)) {
+            entries.set(path, entry);
+            pending.add(path);
+          }
+          for (const path of delta.removed) {
+            entries.delete(path);
+            pending.add(path);
+          }
         }
         const cache: ScanCache = {
           key,
@@ -142,8 +150,9 @@ export async function readStoredCache(dir: string, root: string): Promise<Stored
           listing: facts.listing,
           unreadable: facts.unreadable,
           racy: facts.racy,
+          owned: true,
         };
-        loaded.set(cache, { generation: base.generation, base: from });
+        loaded.set(cache, { generation: base.generation, pending });
         return cache;
       } catch {
         return { key, entries: new Map() };
@@ -160,15 +169,16 @@ async function writeAtomically(target: string, data: Base | Delta): Promise<void
 
 /**
  * Saves the cache (a delta against the base file `from` was loaded from, when small); a failure only costs
- * the next run a cold scan. `from` is the cache this run started from (unchanged entries are the same
- * objects in both).
+ * the next run a cold scan. `from` is the cache this run started from, `touched` the paths whose entries
+ * this run set or removed.
  */
 export async function saveCache(
   dir: string,
   root: string,
   cache: ScanCache,
   catalog: CatalogFiles,
-  from?: ScanCache,
+  from: ScanCache | undefined,
+  touched: Set<string>,
 ): Promise<void> {
   const facts: Facts = {
     commits: cache.commits,
@@ -182,14 +192,18 @@ export async function saveCache(
     const target = cacheFileFor(dir, root);
     const disk = from && from.key === cache.key ? loaded.get(from) : undefined;
     if (disk) {
-      const set: [string, CacheEntry][] = [];
-      const removed: string[] = [];
-      for (const [path, entry] of cache.entries) if (disk.base.get(path) !== entry) set.push([path, entry]);
-      for (const path of disk.base.keys()) if (!cache.entries.has(path)) removed.push(path);
-      if (set.length + removed.length <= DELTA_LIMIT) {
+      const pending = new Set([...disk.pending, ...touched]);
+      if (pending.size <= DELTA_LIMIT) {
+        const set: [string, CacheEntry][] = [];
+        const removed: string[] = [];
+        for (const path of pending) {
+          const entry = cache.entries.get(path);
+          if (entry) set.push([path, entry]);
+          else removed.push(path);
+        }
         const delta: Delta = { ...facts, generation: disk.generation, set: encodeEntries(set), removed };
         await writeAtomically(`${target}.delta`, delta);
-        loaded.set(cache, disk);
+        loaded.set(cache, { generation: disk.generation, pending });
         return;
       }
     }
@@ -204,6 +218,6 @@ export async function saveCache(
       ...facts,
       entries: encodeEntries(cache.entries),
     });
-    loaded.set(cache, { generation, base: cache.entries });
+    loaded.set(cache, { generation, pending: new Set() });
   } catch {}
 }

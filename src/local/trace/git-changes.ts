@@ -221,7 +221,8 @@ export async function gitChanges(
       listRun,
       recalled
         ? { untracked: recalled, memo: Promise.resolve(known?.untracked) }
-        : listUntracked(root, stamp, dirs),
+        : // A memo pays off from the second scan on: a scan without a cache (CI) makes none.
+          listUntracked(root, stamp, known ? dirs : null),
     ]);
   } catch {
     return undefined;

@@ -270,18 +270,27 @@ async function scanWith(
     }
     return kind;
   };
-  const entries = incremental ? new Map(cache.entries) : new Map<string, CacheEntry>();
+  // A rescan updates the entries in place when it owns them (loaded from disk for this scan), else a copy.
+  const entries = incremental
+    ? cache.owned
+      ? cache.entries
+      : new Map(cache.entries)
+    : new Map<string, CacheEntry>();
+  /** Paths whose entry this scan set or removed (a visit may do both). */
+  const touched = new Set<string>();
+  const drop = (path: string) => {
+    if (entries.delete(path)) touched.add(path);
+  };
   const unreadable = new Set<string>();
   const racy: string[] = [];
   let read = 0;
-  let blobsAdded = false;
   let sinceYield = 0;
   for (const path of paths) {
     const kind = kindFor(path);
     if (kind === null) continue;
     const blob = blobOf(path);
     if (!listed(path, blob)) {
-      entries.delete(path);
+      drop(path);
       continue;
     }
     const old = cache.entries.get(path);
@@ -293,21 +302,20 @@ async function scanWith(
       // Otherwise a stat first: an unchanged file is not opened at all.
       const info = lstatSync(join(root, path), { throwIfNoEntry: false });
       if (!info?.isFile()) {
-        entries.delete(path); // deleted, a symbolic link (never followed) or a submodule
+        drop(path); // deleted, a symbolic link (never followed) or a submodule
         continue;
       }
       if (sameStamp(old, info)) {
         // Unchanged since a read that was not racy: the content read then is the content now, and the
         // blob git vouches for now.
         entry = blob === undefined || old.blob === blob ? old : { ...old, blob };
-        if (entry !== old) blobsAdded = true;
       }
     }
     if (!entry) {
       read++;
       const got = readOne(join(root, path), config.maxFileBytes);
       if (!("size" in got)) {
-        entries.delete(path);
+        drop(path);
         if (got.skipped === "unreadable") unreadable.add(path);
         continue;
       }
@@ -328,8 +336,10 @@ async function scanWith(
       }
     }
     if (entry.racy) racy.push(path);
+    if (entries.get(path) !== entry) touched.add(path);
     entries.set(path, entry);
   }
+  if (!incremental) for (const path of cache.entries.keys()) if (!entries.has(path)) touched.add(path);
   const summary: ScanSummary = {
     files: entries.size + unreadable.size,
     read,
@@ -380,16 +390,8 @@ async function scanWith(
   const catalogFiles = state.catalog.export();
   const catalogChanged =
     stored === undefined || JSON.stringify(catalogFiles) !== JSON.stringify(stored.catalog);
-  if (
-    options.persist &&
-    (read > 0 ||
-      commitsChanged ||
-      entries.size !== cache.entries.size ||
-      blobsAdded ||
-      listingChanged ||
-      catalogChanged)
-  )
-    await saveCache(dir, root, fresh, catalogFiles, cache);
+  if (options.persist && (read > 0 || commitsChanged || touched.size > 0 || listingChanged || catalogChanged))
+    await saveCache(dir, root, fresh, catalogFiles, cache, touched);
   mark("save");
   return {
     ...summary,

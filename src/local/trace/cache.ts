@@ -188,9 +188,9 @@ export async function saveCache(
     catalog,
   };
   try {
-    await mkdir(dir, { recursive: true });
     const target = cacheFileFor(dir, root);
     const disk = from && from.key === cache.key ? loaded.get(from) : undefined;
+    if (!disk) await mkdir(dir, { recursive: true }); // a loaded cache's folder exists
     if (disk) {
       const pending = new Set([...disk.pending, ...touched]);
       if (pending.size <= DELTA_LIMIT) {

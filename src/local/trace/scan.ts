@@ -157,6 +157,25 @@ function cacheKey(config: TraceConfig, matcher: CitationMatcher, catalog: LocalC
     .digest("hex");
 }
 
+/** Compiled include/exclude/test/doc globs by rule key: a process scanning once (the CLI) compiles once. */
+const compiled = new Map<string, (path: string) => CitationKind | null>();
+
+function kindRules(
+  key: string,
+  config: TraceConfig,
+  catalog: LocalCatalog,
+): (path: string) => CitationKind | null {
+  let rules = compiled.get(key);
+  if (!rules) {
+    const wanted = fileFilter(config, catalog.relPath);
+    const kindOf = classifier(config);
+    rules = (path) => (wanted(path) ? kindOf(path) : null);
+    if (compiled.size >= 8) compiled.clear();
+    compiled.set(key, rules);
+  }
+  return rules;
+}
+
 /** Scans the project at `root` (an absolute, real path). */
 export async function scanProject(root: string, options: ScanOptions): Promise<ScanResult> {
   const started = performance.now();
@@ -256,11 +275,7 @@ async function scanWith(
   // A file modified after this instant has a later mtime (see racy.ts).
   const readAt = changes?.probedAt ?? Date.now();
   mark("listing");
-  if (state.kinds?.key !== key) {
-    const wanted = fileFilter(config, catalog.relPath);
-    const kindOf = classifier(config);
-    state.kinds = { key, byPath: new Map(), of: (path) => (wanted(path) ? kindOf(path) : null) };
-  }
+  if (state.kinds?.key !== key) state.kinds = { key, byPath: new Map(), of: kindRules(key, config, catalog) };
   const kinds = state.kinds;
   const kindFor = (path: string): CitationKind | null => {
     let kind = kinds.byPath.get(path);

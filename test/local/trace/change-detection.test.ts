@@ -2,7 +2,8 @@
  * Every way a file can change between two scans, in a real git repository: the rescan (cache in memory,
  * and cache from disk) must answer exactly as a cold scan. Each change alters a citation, so a change the
  * detection misses shows as a stale citation. Files are dated a second back before the first scan, so the
- * rescan trusts what it cached (nothing is racy) and only the change detection can find the change.
+ * rescan trusts what it cached (nothing is racy) and only the change detection can find the change; the
+ * index is refreshed after, so tracked files are clean and the rescan visits only what git reports.
  */
 import { readdir, readFile, rename, rm, stat, utimes, writeFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -43,6 +44,8 @@ describe("a rescan sees every kind of change (memory and disk cache against a co
     await fx.write("notes/todo.md", "Untracked note citing REQ-500.\n");
     await fx.write("empty-later/.keep-ignored.log", "ignored\n"); // a folder holding only ignored files
     await ageWorkingCopy(fx.root);
+    // The index takes the aged stat data: tracked files are clean again, so only git can vouch for them.
+    fx.git("update-index", "-q", "--refresh");
     state = newScanState();
     // Both caches primed; the second pair of scans reads nothing: everything is trusted.
     await scanProject(fx.root, { env: fx.env, state });
@@ -93,6 +96,7 @@ describe("a rescan sees every kind of change (memory and disk cache against a co
     fx.commit("other branch");
     fx.git("checkout", "-q", "main");
     await ageWorkingCopy(fx.root);
+    fx.git("update-index", "-q", "--refresh");
     const onMain = await rescan();
     expect(ids(onMain, "src/extra.ts")).toEqual(["AC-004"]);
     fx.git("checkout", "-q", "other");

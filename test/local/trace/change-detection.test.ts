@@ -7,8 +7,8 @@
  */
 import { readdir, readFile, rename, rm, stat, utimes, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { deserialize, serialize } from "node:v8";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { CACHE_VERSION, cacheFileFor } from "../../../src/local/trace/cache.js";
 import { newScanState, type ScanResult, type ScanState, scanProject } from "../../../src/local/trace/scan.js";
 import { ageWorkingCopy, type Fixture, makeFixture } from "./fixture.js";

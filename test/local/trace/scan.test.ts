@@ -1,5 +1,3 @@
-import { utimes } from "node:fs/promises";
-import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Citation } from "../../../src/local/trace/citations.js";
 import { parseTraceConfig } from "../../../src/local/trace/config.js";

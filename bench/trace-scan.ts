@@ -173,6 +173,9 @@ for (let i = 0; i < RUNS; i++) {
 
 // Rescan after 10 changed files: a new process would load the cache from disk (the CLI); the companion
 // keeps it in memory. Both measured.
+// Each rescan reads the 10 changed files, and again the previous rescan's ones: those were modified
+// milliseconds before that scan read them, so their mtime cannot vouch for them (see racy.ts).
+const reads: number[] = [];
 const incDisk: number[] = [];
 const incMemory: number[] = [];
 for (let i = 0; i < RUNS; i++) {
@@ -181,7 +184,8 @@ for (let i = 0; i < RUNS; i++) {
   const s = performance.now();
   const r = await scanProject(root, { env, persist: true });
   incDisk.push(performance.now() - s);
-  if (r.read !== 10) throw new Error(`expected 10 files read, got ${r.read}`);
+  reads.push(r.read);
+  if (r.read < 10 || r.read > 20) throw new Error(`expected 10 files read (+ ≤ 10 racy ones), got ${r.read}`);
 }
 const memState = newScanState();
 await scanProject(root, { env, state: memState });
@@ -191,7 +195,8 @@ for (let i = 0; i < RUNS; i++) {
   const s = performance.now();
   const m = await scanProject(root, { env, state: memState });
   incMemory.push(performance.now() - s);
-  if (m.read !== 10) throw new Error(`expected 10 files read (memory), got ${m.read}`);
+  reads.push(m.read);
+  if (m.read < 10 || m.read > 20) throw new Error(`expected 10 files read (+ ≤ 10 racy ones), got ${m.read}`);
 }
 
 // trace_file after the first scan.
@@ -223,6 +228,7 @@ const result = {
   cold_vs_grep: Number((coldMedian / grep).toFixed(2)),
   incremental_disk_ms: incDisk.map(Math.round),
   incremental_memory_ms: incMemory.map(Math.round),
+  incremental_files_read: reads,
   incremental_disk_vs_cold: Number((median(incDisk) / coldMedian).toFixed(3)),
   incremental_memory_vs_cold: Number((median(incMemory) / coldMedian).toFixed(3)),
   trace_file_p50_ms: Number(percentile(fileMs, 50).toFixed(2)),

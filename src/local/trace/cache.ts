@@ -1,9 +1,13 @@
 /**
- * The scan cache: per file, its size and modification time when it was read (and its git blob id when git
- * reported it unchanged) and the citations found, so a rescan reads only files whose blob, size or mtime
- * changed. Kept in memory by the companion, and on disk (one file per project under the user's cache folder,
- * never in the working copy) for the CLI, in V8's serialization format: several times quicker to read and
- * write than JSON for these arrays; another Node's unreadable format costs one cold scan.
+ * The scan cache: per file, its size and mtime when it was read (and the git blob id when git vouched for
+ * the content) and the citations found, so a rescan reads only files whose blob, size or mtime changed.
+ * Kept in memory by the companion, and on disk for the CLI: one file per project under the user's cache
+ * folder (never in the working copy) in V8's serialization format: the facts (format version, root, rule
+ * key, git's view, the citing commits, the parsed requirement files) and the entries in the columns of
+ * `cache-format.ts` (V8 reads those columns in a few ms; it read the object graph of earlier versions in
+ * 40–100); a rescan writes only a small delta file next to it. Both are written to a temp file and renamed;
+ * a file that does not deserialize (another Node's format, a torn or corrupt file), or is of another format
+ * version or root, is ignored, and one of other rules (key) is not used: a cold scan.
  * The whole cache is dropped when the matcher or the classification rules change (its `key`).
  */
 import { createHash, randomUUID } from "node:crypto";
@@ -11,19 +15,12 @@ import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { deserialize, serialize } from "node:v8";
-import type { Citation } from "./citations.js";
+import { type CacheEntry, decodeEntries, type EncodedEntries, encodeEntries } from "./cache-format.js";
 import type { CommitCitation } from "./git.js";
+import type { CatalogFiles } from "./requirements.js";
+import type { UntrackedMemo } from "./untracked-memo.js";
 
-export type SkipReason = "binary" | "too_large";
-
-export interface CacheEntry {
-  size: number;
-  mtimeMs: number;
-  /** The index blob id when git reported the file unchanged at the scan that read it. */
-  blob?: string;
-  citations: Citation[];
-  skipped?: SkipReason;
-}
+export type { CacheEntry, SkipReason } from "./cache-format.js";
 
 export interface CommitsMemo {
   head: string;
@@ -35,23 +32,45 @@ export interface CommitsMemo {
 export interface ScanCache {
   key: string;
   entries: Map<string, CacheEntry>;
+  /** The entries were made for one scan (read from disk), which may update them in place. */
+  owned?: boolean;
   /** The citing commits of the last scan, reused while HEAD, the history limit and the pattern stay. */
   commits?: CommitsMemo;
   /**
-   * git's view at the last scan: the index listing's digest and the files it reported changed or
-   * untracked. While the digest stays, only those and the newly reported ones can differ from `entries`.
+   * git's view at the last scan: the index's stamp and listing digest, and the files git reported modified
+   * or untracked. While the stamp stays, only those and the newly reported ones can differ from `entries`;
+   * and the memo that vouches for the untracked files while the folders stay.
    */
-  listing?: {
-    digest: string;
-    dirty: string[];
-    /** The index file's checksum at that scan: while it stays, the index need not be listed again. */
-    stamp?: string;
-  };
-  /** Files that could not be read (retried on every scan). */
+  listing?: { stamp: string | null; digest: string; dirty: string[]; untracked?: UntrackedMemo };
+  /** Files that could not be read, and racy entries: visited on every scan. */
   unreadable?: string[];
+  racy?: string[];
 }
 
-const VERSION = 3;
+/** What the base file holds besides the entries, and the delta file besides its changes. */
+interface Facts {
+  commits?: CommitsMemo;
+  listing?: ScanCache["listing"];
+  unreadable?: string[];
+  racy?: string[];
+  catalog?: CatalogFiles;
+}
+interface Base extends Facts {
+  format: typeof FORMAT;
+  version: number;
+  root: string;
+  key: string;
+  generation: string;
+  entries: EncodedEntries;
+}
+interface Delta extends Facts {
+  generation: string;
+  set: EncodedEntries;
+  removed: string[];
+}
+
+const FORMAT = "reqlix-trace-cache";
+export const CACHE_VERSION = 4;
 
 export function cacheDir(env: Readonly<Record<string, string | undefined>>): string {
   if (env.REQLIX_CACHE_DIR) return env.REQLIX_CACHE_DIR;
@@ -59,109 +78,146 @@ export function cacheDir(env: Readonly<Record<string, string | undefined>>): str
   return join(base, "reqlix", "trace");
 }
 
-function fileFor(dir: string, root: string): string {
-  return join(dir, `${createHash("sha256").update(root).digest("hex").slice(0, 24)}.v8`);
+export function cacheFileFor(dir: string, root: string): string {
+  return join(dir, `${createHash("sha256").update(root).digest("hex").slice(0, 24)}.trace`);
 }
 
-/** What a run loaded from disk: the base file's generation and entries, so a save can write a delta. */
+/** What a run loaded from disk: the base file's generation and the paths whose entries differ from it. */
 interface OnDisk {
   generation: string;
-  base: Map<string, CacheEntry>;
+  pending: Set<string>;
 }
 const loaded = new WeakMap<ScanCache, OnDisk>();
 
-/** The facts stored whole in both files. */
-type Facts = Pick<ScanCache, "commits" | "listing" | "unreadable">;
-
 /**
  * A rescan changes few entries: those go to a small delta file (every entry set or removed since the base
- * file, plus the other facts), so a save writes kilobytes, not the whole cache. The base is rewritten when
- * the delta grows past this many entries.
+ * file, plus the facts), so a save writes kilobytes, not the whole cache. The base is rewritten when the
+ * delta grows past this many entries.
  */
 const DELTA_LIMIT = 2000;
 
-export async function loadCache(dir: string, root: string, key: string): Promise<ScanCache> {
-  const target = fileFor(dir, root);
+/** A cache file read but not yet decoded: the facts first (the catalog decides the key), entries on demand. */
+export interface StoredCache {
+  key: string;
+  catalog?: CatalogFiles;
+  /** The cache, or an empty one when the entries do not decode. */
+  open(): ScanCache;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null;
+
+/** The stored cache of `root`, or undefined when there is none usable (missing, corrupt, another version). */
+export async function readStoredCache(dir: string, root: string): Promise<StoredCache | undefined> {
+  const target = cacheFileFor(dir, root);
+  let base: Base;
   try {
-    const data = deserialize(await readFile(target)) as Facts & {
-      version: number;
-      key: string;
-      root: string;
-      generation: string;
-      entries: Map<string, CacheEntry>;
-    };
-    if (data.version === VERSION && data.key === key && data.root === root) {
-      const base = data.entries;
-      let facts: Facts = data;
-      let entries = base;
-      try {
-        const delta = deserialize(await readFile(`${target}.delta`)) as Facts & {
-          generation: string;
-          set: [string, CacheEntry][];
-          removed: string[];
-        };
-        // A delta of another base (rewritten since by another run) is stale: the base alone is whole.
-        if (delta.generation === data.generation) {
-          entries = new Map(base);
-          for (const [path, entry] of delta.set) entries.set(path, entry);
-          for (const path of delta.removed) entries.delete(path);
-          facts = delta;
-        }
-      } catch {}
-      const cache: ScanCache = {
-        key,
-        entries,
-        commits: facts.commits,
-        listing: facts.listing,
-        unreadable: facts.unreadable,
-      };
-      loaded.set(cache, { generation: data.generation, base });
-      return cache;
-    }
+    base = deserialize(await readFile(target)) as Base;
+    if (!isObject(base) || base.format !== FORMAT || base.version !== CACHE_VERSION) return undefined;
+    if (base.root !== root || typeof base.key !== "string" || typeof base.generation !== "string")
+      return undefined;
+  } catch {
+    return undefined;
+  }
+  let delta: Delta | undefined;
+  try {
+    const d = deserialize(await readFile(`${target}.delta`)) as Delta;
+    // A delta of another base (rewritten since by another run) is stale: the base alone is whole.
+    if (isObject(d) && d.generation === base.generation && Array.isArray(d.removed)) delta = d;
   } catch {}
-  return { key, entries: new Map() };
+  const facts: Facts = delta ?? base;
+  return {
+    key: base.key,
+    catalog: Array.isArray(facts.catalog) ? facts.catalog : undefined,
+    open() {
+      const key = base.key;
+      try {
+        const entries = decodeEntries(base.entries);
+        const pending = new Set<string>();
+        if (delta) {
+          for (const [path, entry] of decodeEntries(delta.set)) {
+            entries.set(path, entry);
+            pending.add(path);
+          }
+          for (const path of delta.removed) {
+            entries.delete(path);
+            pending.add(path);
+          }
+        }
+        const cache: ScanCache = {
+          key,
+          entries,
+          commits: facts.commits,
+          listing: facts.listing,
+          unreadable: facts.unreadable,
+          racy: facts.racy,
+          owned: true,
+        };
+        loaded.set(cache, { generation: base.generation, pending });
+        return cache;
+      } catch {
+        return { key, entries: new Map() };
+      }
+    },
+  };
+}
+
+async function writeAtomically(target: string, data: Base | Delta): Promise<void> {
+  const temp = `${target}.${process.pid}.${randomUUID()}.tmp`;
+  await writeFile(temp, serialize(data));
+  await rename(temp, target);
 }
 
 /**
- * Each file is written to a temp file and renamed (atomic); a failure only costs the next run a cold scan.
- * `from` is the cache this run loaded (unchanged entries are the same objects in both).
+ * Saves the cache (a delta against the base file `from` was loaded from, when small); a failure only costs
+ * the next run a cold scan. `from` is the cache this run started from, `touched` the paths whose entries
+ * this run set or removed.
  */
 export async function saveCache(
   dir: string,
   root: string,
   cache: ScanCache,
-  from?: ScanCache,
+  catalog: CatalogFiles,
+  from: ScanCache | undefined,
+  touched: Set<string>,
 ): Promise<void> {
-  const write = async (target: string, data: unknown) => {
-    const temp = `${target}.${process.pid}.${Date.now()}.tmp`;
-    await writeFile(temp, serialize(data));
-    await rename(temp, target);
+  const facts: Facts = {
+    commits: cache.commits,
+    listing: cache.listing,
+    unreadable: cache.unreadable,
+    racy: cache.racy,
+    catalog,
   };
-  const facts: Facts = { commits: cache.commits, listing: cache.listing, unreadable: cache.unreadable };
   try {
-    await mkdir(dir, { recursive: true });
-    const target = fileFor(dir, root);
+    const target = cacheFileFor(dir, root);
     const disk = from && from.key === cache.key ? loaded.get(from) : undefined;
+    if (!disk) await mkdir(dir, { recursive: true }); // a loaded cache's folder exists
     if (disk) {
-      const set: [string, CacheEntry][] = [];
-      const removed: string[] = [];
-      for (const [path, entry] of cache.entries) if (disk.base.get(path) !== entry) set.push([path, entry]);
-      for (const path of disk.base.keys()) if (!cache.entries.has(path)) removed.push(path);
-      if (set.length + removed.length <= DELTA_LIMIT) {
-        await write(`${target}.delta`, { ...facts, generation: disk.generation, set, removed });
-        loaded.set(cache, disk);
+      const pending = new Set([...disk.pending, ...touched]);
+      if (pending.size <= DELTA_LIMIT) {
+        const set: [string, CacheEntry][] = [];
+        const removed: string[] = [];
+        for (const path of pending) {
+          const entry = cache.entries.get(path);
+          if (entry) set.push([path, entry]);
+          else removed.push(path);
+        }
+        const delta: Delta = { ...facts, generation: disk.generation, set: encodeEntries(set), removed };
+        await writeAtomically(`${target}.delta`, delta);
+        loaded.set(cache, { generation: disk.generation, pending });
         return;
       }
     }
     const generation = randomUUID();
-    await write(target, {
-      ...facts,
-      version: VERSION,
-      key: cache.key,
+    // The base first: a delta left from the previous base names the old generation and is ignored.
+    await writeAtomically(target, {
+      format: FORMAT,
+      version: CACHE_VERSION,
       root,
+      key: cache.key,
       generation,
-      entries: cache.entries,
+      ...facts,
+      entries: encodeEntries(cache.entries),
     });
-    loaded.set(cache, { generation, base: cache.entries });
+    loaded.set(cache, { generation, pending: new Set() });
   } catch {}
 }

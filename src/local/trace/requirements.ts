@@ -1,7 +1,9 @@
 /**
  * The project's reqlix requirements as the trace tools see them: index → title, text, revision, read from
  * the category files without creating anything (the reqlix tools create the folder; tracing never does).
- * Each file is re-read only when its size or modification time changed.
+ * Each file is re-read only when its inode, size or modification time changed; the parsed files can be
+ * exported and seeded again (the CLI keeps them in its disk cache, so a run reads no requirement file that
+ * did not change).
  */
 import { lstat, realpath, stat } from "node:fs/promises";
 import { isAbsolute, join, normalize, relative, sep } from "node:path";
@@ -9,6 +11,7 @@ import { listCategories, openCategory } from "../reqlix/categories.js";
 import { readBody, walkCategory } from "../reqlix/category-file.js";
 import { AGENTS_FILE, DEFAULT_REL_PATH, LEGACY_REL_PATH, toPosix } from "../reqlix/paths.js";
 import { splitRevision } from "../reqlix/revision.js";
+import { isRacy } from "./racy.js";
 
 export interface LocalRequirement {
   index: string;
@@ -62,8 +65,26 @@ interface FileEntry {
   requirements: LocalRequirement[];
 }
 
+/** The parsed requirement files by absolute path, as `export()` gives them and `seed()` takes them. */
+export type CatalogFiles = [string, FileEntry][];
+
 export class CatalogReader {
   private readonly files = new Map<string, FileEntry>();
+
+  /** The files parsed so far (those whose key can be trusted). */
+  export(): CatalogFiles {
+    return [...this.files];
+  }
+
+  /** Takes files parsed by an earlier run; an entry is used only while its file's key stays. */
+  seed(files: CatalogFiles): void {
+    for (const item of files) {
+      if (!Array.isArray(item) || typeof item[0] !== "string") continue;
+      const [path, entry] = item;
+      if (!this.files.has(path) && typeof entry?.key === "string" && Array.isArray(entry.requirements))
+        this.files.set(path, entry);
+    }
+  }
 
   async read(root: string, env: Readonly<Record<string, string | undefined>>): Promise<LocalCatalog> {
     const dir = await findRequirementsDir(root, env);
@@ -90,6 +111,7 @@ export class CatalogReader {
     const key = `${info.ino}:${info.size}:${info.mtimeMs}`;
     const hit = this.files.get(path);
     if (hit?.key === key) return hit;
+    const readAt = Date.now();
     const fh = await openCategory(path);
     if (!fh) return undefined;
     try {
@@ -124,7 +146,9 @@ export class CatalogReader {
         requirements.push({ index: l.index, title: l.title, text, revision, category, chapter: l.chapter });
       }
       const entry = { key, prefix, requirements };
-      this.files.set(path, entry);
+      // A racy key could hide a write made after this read: such a file is parsed again next time.
+      if (isRacy(info.mtimeMs, readAt)) this.files.delete(path);
+      else this.files.set(path, entry);
       return entry;
     } finally {
       await fh.close();

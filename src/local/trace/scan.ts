@@ -8,10 +8,19 @@ import { createHash } from "node:crypto";
 import { closeSync, constants, fstatSync, lstatSync, openSync, readSync } from "node:fs";
 import { join } from "node:path";
 import picomatch from "picomatch";
-import { type CacheEntry, cacheDir, loadCache, type ScanCache, type SkipReason, saveCache } from "./cache.js";
+import {
+  type CacheEntry,
+  cacheDir,
+  readStoredCache,
+  type ScanCache,
+  type SkipReason,
+  saveCache,
+} from "./cache.js";
 import { type Citation, type CitationKind, CitationMatcher } from "./citations.js";
 import { loadTraceConfig, type TraceConfig } from "./config.js";
-import { type CommitCitation, commitsCiting, type GitListing, gitListing } from "./git.js";
+import { type CommitCitation, commitsCiting } from "./git.js";
+import { type GitChanges, gitChanges } from "./git-changes.js";
+import { isRacy } from "./racy.js";
 import { CatalogReader, type LocalCatalog } from "./requirements.js";
 import { walkFiles } from "./walk.js";
 
@@ -85,9 +94,24 @@ export function fileFilter(config: TraceConfig, requirementsRel: string | null):
 
 let readBuffer = Buffer.allocUnsafe(1 << 20);
 
+/**
+ * What vouches for a file's content without reading it: size, mtime, and ctime and inode too (a write
+ * that restores the mtime still moves the ctime, which no program can set; an editor's save by rename
+ * gives a new inode).
+ */
+type FileStamp = Pick<CacheEntry, "size" | "mtimeMs" | "ctimeMs" | "ino">;
+
+function stampOf(info: FileStamp): FileStamp {
+  return { size: info.size, mtimeMs: info.mtimeMs, ctimeMs: info.ctimeMs, ino: info.ino };
+}
+
+function sameStamp(a: FileStamp, b: FileStamp): boolean {
+  return a.size === b.size && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs && a.ino === b.ino;
+}
+
 type ReadOutcome =
-  | { bytes: Buffer; size: number; mtimeMs: number }
-  | { skipped: SkipReason; size: number; mtimeMs: number }
+  | ({ bytes: Buffer } & FileStamp)
+  | ({ skipped: SkipReason } & FileStamp)
   | { skipped: "unreadable" | "not_file" };
 
 /**
@@ -108,8 +132,8 @@ function readOne(abs: string, cap: number): ReadOutcome {
     const info = fstatSync(fd);
     if (!info.isFile()) return { skipped: "not_file" };
     const size = info.size;
-    const mtimeMs = info.mtimeMs;
-    if (size > cap) return { skipped: "too_large", size, mtimeMs };
+    const stamp = stampOf(info);
+    if (size > cap) return { skipped: "too_large", ...stamp };
     if (readBuffer.length < size) readBuffer = Buffer.allocUnsafe(size);
     let got = 0;
     while (got < size) {
@@ -117,8 +141,8 @@ function readOne(abs: string, cap: number): ReadOutcome {
       if (n === 0) break;
       got += n;
     }
-    if (isBinary(readBuffer, got)) return { skipped: "binary", size, mtimeMs };
-    return { bytes: readBuffer.subarray(0, got), size, mtimeMs };
+    if (isBinary(readBuffer, got)) return { skipped: "binary", ...stamp };
+    return { bytes: readBuffer.subarray(0, got), ...stamp };
   } catch {
     return { skipped: "unreadable" };
   } finally {
@@ -133,26 +157,91 @@ function cacheKey(config: TraceConfig, matcher: CitationMatcher, catalog: LocalC
     .digest("hex");
 }
 
+/** Compiled include/exclude/test/doc globs by rule key: a process scanning once (the CLI) compiles once. */
+const compiled = new Map<string, (path: string) => CitationKind | null>();
+
+function kindRules(
+  key: string,
+  config: TraceConfig,
+  catalog: LocalCatalog,
+): (path: string) => CitationKind | null {
+  let rules = compiled.get(key);
+  if (!rules) {
+    const wanted = fileFilter(config, catalog.relPath);
+    const kindOf = classifier(config);
+    rules = (path) => (wanted(path) ? kindOf(path) : null);
+    if (compiled.size >= 8) compiled.clear();
+    compiled.set(key, rules);
+  }
+  return rules;
+}
+
 /** Scans the project at `root` (an absolute, real path). */
 export async function scanProject(root: string, options: ScanOptions): Promise<ScanResult> {
   const started = performance.now();
   const state = options.state ?? newScanState();
-  // git status runs while the configuration and the cache load; it needs the cache only for what to list.
-  let settle: (known: { stamp: string; digest: string } | undefined) => void = () => {};
-  const listingRun = gitListing(root, new Promise((resolve) => (settle = resolve)));
+  // git runs while the configuration and the cache load; it needs the cache only to know whether the index
+  // must be listed again.
+  let settle: (known: Known) => void = () => {};
+  const changesRun = gitChanges(root, new Promise((resolve) => (settle = resolve)));
   try {
-    return await scanWith(root, options, state, listingRun, settle, started);
+    return await scanWith(root, options, state, changesRun, settle, started);
   } finally {
     settle(undefined); // a scan refused early leaves no git run waiting
   }
+}
+
+/** What the last scan knew of git's view (the index stamp, the untracked files' memo). */
+type Known = ScanCache["listing"] | undefined;
+
+/** The files to visit and what git says of each. */
+interface Plan {
+  paths: Iterable<string>;
+  /** The index blob of a path git vouches is unchanged (its content is that blob). */
+  blobOf(path: string): string | undefined;
+  /** False for a visited path that is gone from git's view (deleted or ignored since). */
+  listed(path: string, blob: string | undefined): boolean;
+}
+
+async function plan(root: string, cache: ScanCache, changes: GitChanges | undefined): Promise<Plan> {
+  if (!changes) return { paths: await walkFiles(root), blobOf: () => undefined, listed: () => true };
+  const modified = new Set(changes.modified);
+  const untracked = new Set(changes.untracked);
+  const index = changes.index;
+  if (index) {
+    // The index changed (or there is no cache): every tracked file and every untracked one.
+    return {
+      paths: [...index.paths, ...changes.untracked],
+      blobOf: (path) => (modified.has(path) ? undefined : index.blobs.get(path)),
+      listed: () => true,
+    };
+  }
+  // The index is byte for byte the one of the last scan, so every tracked file git does not report modified
+  // has the content the cache holds for it: only the files reported now or then (and unreadable and racy
+  // ones) can differ.
+  const visit = new Set([
+    ...(cache.listing?.dirty ?? []),
+    ...changes.modified,
+    ...changes.untracked,
+    ...(cache.unreadable ?? []),
+    ...(cache.racy ?? []),
+  ]);
+  // Reported before but not now: clean in the index (its blob), or gone (deleted or ignored since).
+  const quiet = [...visit].filter((path) => !modified.has(path) && !untracked.has(path));
+  const blobs = await changes.blobsOf(quiet);
+  return {
+    paths: visit,
+    blobOf: (path) => blobs.get(path),
+    listed: (path, blob) => blob !== undefined || modified.has(path) || untracked.has(path),
+  };
 }
 
 async function scanWith(
   root: string,
   options: ScanOptions,
   state: ScanState,
-  listingRun: Promise<GitListing | undefined>,
-  settle: (known: { stamp: string; digest: string } | undefined) => void,
+  changesRun: Promise<GitChanges | undefined>,
+  settle: (known: Known) => void,
   started: number,
 ): Promise<ScanResult> {
   const timing: Record<string, number> = {};
@@ -163,44 +252,30 @@ async function scanWith(
     lap = now;
   };
   const config = await loadTraceConfig(root);
+  const dir = cacheDir(options.env);
+  // The stored cache's facts first: they hold the parsed requirement files, which decide the key.
+  const stored = options.persist && !state.cache ? await readStoredCache(dir, root) : undefined;
+  if (stored?.catalog) state.catalog.seed(stored.catalog);
   const catalog = await state.catalog.read(root, options.env);
   const matcher = new CitationMatcher(config.hostedPrefixes, config.reqlixIndices ? catalog.prefixes : []);
   const key = cacheKey(config, matcher, catalog);
-  const dir = cacheDir(options.env);
   let cache = state.cache?.key === key ? state.cache : undefined;
-  if (!cache) cache = options.persist ? await loadCache(dir, root, key) : { key, entries: new Map() };
+  if (!cache && options.persist && state.cache) {
+    const again = await readStoredCache(dir, root);
+    if (again?.key === key) cache = again.open();
+  }
+  if (!cache) cache = stored?.key === key ? stored.open() : { key, entries: new Map() };
   mark("setup");
-  const known = cache.listing;
-  // An index byte for byte as at the last scan need not be listed again (git status still runs).
-  settle(cache.entries.size > 0 && known?.stamp ? { stamp: known.stamp, digest: known.digest } : undefined);
-  const listing = await listingRun;
-  const git = listing !== undefined;
-  const head = listing?.head ?? { sha: null, branch: null };
-  // While git's index is as at the last scan, only the files git reported changed or untracked then or
-  // now (and unreadable ones) can differ from the cache: a rescan visits those alone.
-  const incremental = listing && known?.digest === listing.indexDigest && cache.entries.size > 0;
-  let paths: Iterable<string>;
-  let blobOf: (path: string) => string | undefined;
-  let listed: (path: string, blob: string | undefined) => boolean = () => true;
-  if (incremental) {
-    const visit = new Set([...known.dirty, ...listing.dirty, ...(cache.unreadable ?? [])]);
-    paths = visit;
-    const blobs = await listing.blobsOf([...visit]);
-    blobOf = (path) => blobs.get(path);
-    // Reported before but neither now nor clean in the index: deleted or ignored since.
-    const now = new Set(listing.dirty);
-    listed = (path, blob) => blob !== undefined || now.has(path);
-  } else {
-    const all = listing?.all?.();
-    paths = all?.paths ?? (await walkFiles(root));
-    blobOf = (path) => all?.blobs.get(path);
-  }
+  settle(cache.entries.size > 0 && cache.listing ? cache.listing : undefined);
+  const changes = await changesRun;
+  const git = changes !== undefined;
+  const head = changes?.head ?? { sha: null, branch: null };
+  const incremental = changes !== undefined && changes.index === undefined;
+  const { paths, blobOf, listed } = await plan(root, cache, changes);
+  // A file modified after this instant has a later mtime (see racy.ts).
+  const readAt = changes?.probedAt ?? Date.now();
   mark("listing");
-  if (state.kinds?.key !== key) {
-    const wanted = fileFilter(config, catalog.relPath);
-    const kindOf = classifier(config);
-    state.kinds = { key, byPath: new Map(), of: (path) => (wanted(path) ? kindOf(path) : null) };
-  }
+  if (state.kinds?.key !== key) state.kinds = { key, byPath: new Map(), of: kindRules(key, config, catalog) };
   const kinds = state.kinds;
   const kindFor = (path: string): CitationKind | null => {
     let kind = kinds.byPath.get(path);
@@ -210,17 +285,27 @@ async function scanWith(
     }
     return kind;
   };
-  const entries = incremental ? new Map(cache.entries) : new Map<string, CacheEntry>();
+  // A rescan updates the entries in place when it owns them (loaded from disk for this scan), else a copy.
+  const entries = incremental
+    ? cache.owned
+      ? cache.entries
+      : new Map(cache.entries)
+    : new Map<string, CacheEntry>();
+  /** Paths whose entry this scan set or removed (a visit may do both). */
+  const touched = new Set<string>();
+  const drop = (path: string) => {
+    if (entries.delete(path)) touched.add(path);
+  };
   const unreadable = new Set<string>();
+  const racy: string[] = [];
   let read = 0;
-  let blobsAdded = false;
   let sinceYield = 0;
   for (const path of paths) {
     const kind = kindFor(path);
     if (kind === null) continue;
     const blob = blobOf(path);
     if (!listed(path, blob)) {
-      entries.delete(path);
+      drop(path);
       continue;
     }
     const old = cache.entries.get(path);
@@ -228,31 +313,36 @@ async function scanWith(
     if (old && blob !== undefined && old.blob !== undefined) {
       // git vouches for the content: the same blob is the same file, another blob another one.
       if (old.blob === blob) entry = old;
-    } else if (old) {
+    } else if (old && !old.racy) {
       // Otherwise a stat first: an unchanged file is not opened at all.
       const info = lstatSync(join(root, path), { throwIfNoEntry: false });
       if (!info?.isFile()) {
-        entries.delete(path); // deleted, a symbolic link (never followed) or a submodule
+        drop(path); // deleted, a symbolic link (never followed) or a submodule
         continue;
       }
-      if (old.size === info.size && old.mtimeMs === info.mtimeMs) {
-        entry = old.blob === blob ? old : { ...old, blob };
-        if (blob !== undefined && old.blob === undefined) blobsAdded = true;
+      if (sameStamp(old, info)) {
+        // Unchanged since a read that was not racy: the content read then is the content now, and the
+        // blob git vouches for now.
+        entry = blob === undefined || old.blob === blob ? old : { ...old, blob };
       }
     }
     if (!entry) {
       read++;
       const got = readOne(join(root, path), config.maxFileBytes);
       if (!("size" in got)) {
-        entries.delete(path);
+        drop(path);
         if (got.skipped === "unreadable") unreadable.add(path);
         continue;
       }
+      const stamp = stampOf(got);
       entry =
         "bytes" in got
-          ? { size: got.size, mtimeMs: got.mtimeMs, citations: matcher.scan(got.bytes, path, kind) }
-          : { size: got.size, mtimeMs: got.mtimeMs, citations: [], skipped: got.skipped };
-      if (blob !== undefined) entry.blob = blob;
+          ? { ...stamp, citations: matcher.scan(got.bytes, path, kind) }
+          : { ...stamp, citations: [], skipped: got.skipped };
+      // Modified since git looked, or so recently that a later write could keep its mtime: neither the
+      // blob nor size and mtime vouch for what was read, so the next scan reads it again.
+      if (isRacy(got.mtimeMs, readAt) || isRacy(got.ctimeMs, readAt)) entry.racy = true;
+      else if (blob !== undefined) entry.blob = blob;
       if (++sinceYield >= 256) {
         // Let the companion answer other requests during a long cold scan, and honour cancellation.
         sinceYield = 0;
@@ -260,8 +350,11 @@ async function scanWith(
         options.signal?.throwIfAborted();
       }
     }
+    if (entry.racy) racy.push(path);
+    if (entries.get(path) !== entry) touched.add(path);
     entries.set(path, entry);
   }
+  if (!incremental) for (const path of cache.entries.keys()) if (!entries.has(path)) touched.add(path);
   const summary: ScanSummary = {
     files: entries.size + unreadable.size,
     read,
@@ -272,17 +365,20 @@ async function scanWith(
     if (entry.skipped) summary.skipped[entry.skipped]++;
     if (entry.citations.length > 0) byFile.set(path, entry.citations);
   }
+  const untrackedMemo = await changes?.untrackedMemo;
   mark("files");
   const fresh: ScanCache = {
     key,
     entries,
     commits: cache.commits,
-    listing: listing && {
-      digest: listing.indexDigest,
-      dirty: listing.dirty,
-      ...(listing.indexStamp ? { stamp: listing.indexStamp } : {}),
+    listing: changes && {
+      stamp: changes.stamp,
+      digest: changes.index?.digest ?? (cache.listing?.digest as string),
+      dirty: [...changes.modified, ...changes.untracked],
+      ...(untrackedMemo ? { untracked: untrackedMemo } : {}),
     },
     unreadable: [...unreadable],
+    racy,
   };
   state.cache = fresh;
   let commits: CommitCitation[] = [];
@@ -298,15 +394,19 @@ async function scanWith(
     }
   }
   mark("commits");
+  const same = (a?: string[], b?: string[]) => (a ?? []).join("\0") === (b ?? []).join("\0");
   const listingChanged =
     fresh.listing?.digest !== cache.listing?.digest ||
     fresh.listing?.stamp !== cache.listing?.stamp ||
-    fresh.listing?.dirty.join("\0") !== cache.listing?.dirty.join("\0");
-  if (
-    options.persist &&
-    (read > 0 || commitsChanged || entries.size !== cache.entries.size || blobsAdded || listingChanged)
-  )
-    await saveCache(dir, root, fresh, cache);
+    fresh.listing?.untracked !== cache.listing?.untracked ||
+    !same(fresh.listing?.dirty, cache.listing?.dirty) ||
+    !same(fresh.racy, cache.racy) ||
+    !same(fresh.unreadable, cache.unreadable);
+  const catalogFiles = state.catalog.export();
+  const catalogChanged =
+    stored === undefined || JSON.stringify(catalogFiles) !== JSON.stringify(stored.catalog);
+  if (options.persist && (read > 0 || commitsChanged || touched.size > 0 || listingChanged || catalogChanged))
+    await saveCache(dir, root, fresh, catalogFiles, cache, touched);
   mark("save");
   return {
     ...summary,

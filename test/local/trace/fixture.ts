@@ -3,7 +3,7 @@
  * pinned revisions, commits citing ids, an ignored file, a binary file and an oversized one.
  */
 import { execFileSync } from "node:child_process";
-import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, realpath, rm, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 
@@ -111,4 +111,29 @@ export async function makeFixture(options: { git?: boolean } = {}): Promise<Fixt
       await rm(cacheDir, { recursive: true, force: true });
     },
   };
+}
+
+/** Waits past the clock granularity within which a scan does not trust a file's mtime (racy.ts). */
+export function pastGranularity(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 60));
+}
+
+/**
+ * Dates every file and folder of the working copy `seconds` back (git's index is left as it is), then
+ * waits past the clock's granularity: their ctime (which moves with utimes) must not be racy either. A
+ * scan then trusts what it reads, so only change detection can find a later change.
+ */
+export async function ageWorkingCopy(root: string, seconds = 3): Promise<void> {
+  const t = new Date(Date.now() - seconds * 1000);
+  const visit = async (dir: string): Promise<void> => {
+    for (const e of await readdir(dir, { withFileTypes: true })) {
+      if (e.name === ".git") continue;
+      const path = join(dir, e.name);
+      if (e.isDirectory()) await visit(path);
+      await utimes(path, t, t);
+    }
+  };
+  await visit(root);
+  await utimes(root, t, t);
+  await pastGranularity();
 }

@@ -10,6 +10,7 @@ import type { HostedContext } from "./context.js";
 import { deleteTools } from "./deletes.tools.js";
 import { docsetResources } from "./docsets.resources.js";
 import { docsetTools } from "./docsets.tools.js";
+import { getEpicGraphTool } from "./epic-graph.tool.js";
 import { epicTools } from "./epics.tools.js";
 import { HOSTED_INSTRUCTIONS } from "./instructions.js";
 import { hostedPrompts } from "./prompts.js";
@@ -35,6 +36,7 @@ export const hostedRegistry: Registry<HostedContext> = {
     ...requirementTools,
     ...acceptanceCriteriaTools,
     ...relationshipTools,
+    getEpicGraphTool,
     ...deleteTools,
     ...changeControlTools,
     ...typeTools,

@@ -47,9 +47,15 @@ const RULES: Record<string, { layers: string[]; forbiddenPackages?: RegExp }> = 
     forbiddenPackages: /^(hono|drizzle-orm|@libsql|libsql|@hono)/,
   },
   cli: { layers: ["core", "db", "cli"] },
+  // The web app reaches data only through the hosted registry (web/tools.ts); from db/ it may use its own
+  // sessions table and the Database type, nothing else (checked below).
+  web: {
+    layers: ["core", "db", "hosted", "protocol", "http", "web"],
+    forbiddenPackages: /^(drizzle-orm|@libsql|libsql|@modelcontextprotocol)/,
+  },
   // Bundle-time stand-ins reached only through wrangler.toml's [alias] table: they stand alone.
   "worker-stubs": { layers: [], forbiddenPackages: /^(?!zod\/)/ },
-  entry: { layers: ["core", "db", "hosted", "protocol", "http", "entry"] },
+  entry: { layers: ["core", "db", "hosted", "protocol", "http", "web", "entry"] },
 };
 
 describe("layer rules (docs/ARCHITECTURE.md)", () => {

@@ -4,7 +4,8 @@
  * Middleware order (issue 2): request id (X-Request-Id on every response, access log) → body limit 1 MiB
  * (413; 64 MiB on the trace push) → Origin/Host check on the MCP faces (DNS rebinding) → per-address limit
  * on failed auth → auth (Bearer PAT) on the MCP faces, the admin API and the trace push → routes. Per-token
- * rate limits are applied by the MCP face routes and the admin route themselves. One onError.
+ * rate limits are applied by the MCP face routes and the admin route themselves. Then the web app (src/web/,
+ * its own sessions, CSRF and headers per route). One onError.
  */
 import { Hono } from "hono";
 import { adminRoute } from "./http/admin-route.js";
@@ -20,10 +21,14 @@ import { originCheck } from "./http/origin-check.js";
 import { rateLimitFailedAuth } from "./http/rate-limit.js";
 import { requestId } from "./http/request-id.js";
 import { DEFAULT_MAX_TRACE_BODY_BYTES, TRACES_PATH, tracesRoute } from "./http/traces-route.js";
+import type { WebDeps } from "./web/context.js";
+import { webRoutes } from "./web/routes.js";
 
 type FaceDeps = Parameters<typeof mcpRoute>[0] & Parameters<typeof jsonRpcRoute>[0];
 /** AppDeps, plus whatever else the MCP faces accept (e.g. the Worker's JSON-schema validator). */
-export type CreateAppDeps = AppDeps & Omit<FaceDeps, keyof AppDeps>;
+export type CreateAppDeps = AppDeps &
+  Omit<FaceDeps, keyof AppDeps> &
+  Pick<WebDeps, "signInRateLimiter" | "assets" | "sessionTtlMs">;
 
 // `/x/*` also matches `/x` in Hono; listing both `/x` and `/x/*` would run each middleware twice on `/x`.
 const MCP_PATHS = ["/mcp/*", "/api/v1/mcp/*"];
@@ -64,6 +69,8 @@ export function createApp(deps: CreateAppDeps): Hono<AppEnv> {
   app.route(TRACES_PATH, tracesRoute(deps));
   app.route("/mcp", mcpRoute(deps));
   app.route("/api/v1/mcp", jsonRpcRoute(deps));
+  // The web app (issue 13): its own routes only, so API and unknown paths keep their JSON answers.
+  app.route("/", webRoutes(deps) as unknown as Hono<AppEnv>);
 
   app.notFound((c) =>
     errorJson(c, 404, "not_found", `No route for ${c.req.method} ${c.req.path}. See the README for the API.`),

@@ -17,6 +17,7 @@ import { createJsonLogger } from "./http/logger.js";
 import { createNodeServer, ListenError } from "./http/node-server.js";
 import { parseAdminRateLimit, parseRateLimit } from "./http/rate-limit.js";
 import { MemoryRateLimiter } from "./http/rate-limit-memory.js";
+import { nodeAssets } from "./web/node-assets.js";
 
 /** Last resort: a shutdown that has not finished by then exits 1 (the drain cuts connections off sooner). */
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -114,6 +115,7 @@ async function main(): Promise<void> {
     rateLimiter: new MemoryRateLimiter({ limit: rateLimit }),
     adminRateLimiter: new MemoryRateLimiter({ limit: adminRateLimit }),
     trustedProxies: config.REQLIX_TRUSTED_PROXIES,
+    assets: nodeAssets(),
   });
   http.serve((request, env) => app.fetch(request, env));
   const host = address.family === "IPv6" ? `[${address.address}]` : address.address;

@@ -636,3 +636,30 @@ export const approvals = sqliteTable(
   },
   (t) => [index("approvals_entity").on(t.workspaceId, t.entityKind, t.entityId, t.revision)],
 );
+
+/**
+ * Web app sign-in sessions (issue 13). A session is opened by pasting a personal access token and acts
+ * through that token (its role ceiling, expiry and revocation apply). Only the SHA-256 of the session id
+ * is stored; the id itself lives in the browser's HttpOnly cookie.
+ */
+export const webSessions = sqliteTable(
+  "web_sessions",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    /** Hex SHA-256 of the session id sent in the cookie. */
+    idHash: text("id_hash").notNull().unique(),
+    tokenId: integer("token_id")
+      .notNull()
+      .references(() => tokens.id, { onDelete: "cascade" }),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    workspaceId: integer("workspace_id")
+      .notNull()
+      .references(() => workspaces.id, { onDelete: "cascade" }),
+    createdAt: createdAt(),
+    expiresAt: text("expires_at").notNull(),
+    revokedAt: text("revoked_at"),
+  },
+  (t) => [index("web_sessions_user").on(t.workspaceId, t.userId)],
+);

@@ -13,6 +13,7 @@ import { docsetTools } from "./docsets.tools.js";
 import { getEpicGraphTool } from "./epic-graph.tool.js";
 import { epicTools } from "./epics.tools.js";
 import { HOSTED_INSTRUCTIONS } from "./instructions.js";
+import { workspaceOverviewTool } from "./overview.tool.js";
 import { hostedPrompts } from "./prompts.js";
 import { relationshipTools } from "./relationships.tools.js";
 import { requirementTools } from "./requirements.tools.js";
@@ -30,6 +31,7 @@ export const hostedRegistry: Registry<HostedContext> = {
   name: "hosted",
   tools: [
     ...searchTools,
+    workspaceOverviewTool,
     ...epicTools,
     ...userStoryTools,
     getUserStoryRequirementsTool,

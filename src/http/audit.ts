@@ -121,7 +121,7 @@ export function auditRow(
     referenceId?: string | null | undefined;
     durationMs?: number | null | undefined;
   },
-  who: { auth: AuthInfo; requestId: string; channel: "mcp" | "jsonrpc" },
+  who: { auth: AuthInfo; requestId: string; channel: "mcp" | "jsonrpc" | "web" },
 ): AuditEventInput {
   return {
     workspaceId: who.auth.workspaceId,

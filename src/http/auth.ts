@@ -42,6 +42,14 @@ export async function authenticate(
     };
   }
   const found = await database.read(async (db) => findTokenByHash(db, await hashToken(token)));
+  return principalAuth(found, now);
+}
+
+/**
+ * The checks every credential that acts through a token passes (a PAT, or a web session opened with one):
+ * known, not revoked, not expired, its user still a member; the role capped by the token's ceiling.
+ */
+export function principalAuth(found: TokenPrincipal | undefined, now: Date): AuthResult {
   if (!found) return { ok: false, reason: "Unknown token: ask a workspace admin for a new one." };
   if (found.revokedAt !== null)
     return { ok: false, reason: "This token was revoked: ask a workspace admin for a new one." };

@@ -59,7 +59,7 @@ export function requestScope(
   c: Context<AppEnv>,
   deps: FacesDeps,
   audit: AuditSink,
-  channel: "mcp" | "jsonrpc",
+  channel: "mcp" | "jsonrpc" | "web",
 ): RequestScope {
   const auth = c.get("auth");
   const requestId = c.get("requestId");

@@ -93,6 +93,21 @@ describe("layer rules (docs/ARCHITECTURE.md)", () => {
     expect(broken).toEqual([]);
   });
 
+  it("the web app uses no repository but its sessions: everything else goes through the registry", () => {
+    const allowed = new Set(["db/sessions.repo.ts", "db/database.ts"]);
+    const broken: string[] = [];
+    for (const file of files.filter((f) => layerOf(f) === "web")) {
+      for (const spec of importsOf(readFileSync(file, "utf8"))) {
+        if (!spec.startsWith(".")) continue;
+        const target = relative(SRC, resolve(dirname(file), spec)).replace(/\.js$/, ".ts");
+        if (target.startsWith("db/") && !allowed.has(target))
+          broken.push(`${relative(SRC, file)} imports ${spec}`);
+      }
+    }
+    expect(files.some((f) => layerOf(f) === "web")).toBe(true);
+    expect(broken).toEqual([]);
+  });
+
   it("the checker sees imports in all their forms", () => {
     expect(
       importsOf(

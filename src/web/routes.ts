@@ -1,0 +1,41 @@
+/**
+ * The web app (issue 13), mounted at `/` by createApp after the API routes. Order: security headers on
+ * every web response → static assets (`/assets/*`, Node only: Workers serve them from `[assets]` before
+ * the Worker runs) → sign-in and sign-out (no session needed) → session → CSRF → pages.
+ *
+ * To add a page: write `src/web/pages/<name>.ts` exporting `(pages: Pages, deps: WebDeps) => void` that
+ * registers `pages.get`/`pages.post` (page.ts), add it to PAGE_MODULES below, and add its routes to the
+ * generated role and tenant table in test/web/routes-table.ts.
+ */
+import { Hono } from "hono";
+import type { WebDeps, WebEnv } from "./context.js";
+import { requireCsrf } from "./csrf.js";
+import { type Pages, pageRoutes } from "./page.js";
+import { homePage } from "./pages/home.js";
+import { securityHeaders } from "./security.js";
+import { requireSession } from "./session.js";
+import { signInRoutes } from "./sign-in.js";
+
+export type PageModule = (pages: Pages, deps: WebDeps) => void;
+
+const PAGE_MODULES: PageModule[] = [homePage];
+
+export function webRoutes(deps: WebDeps): Hono<WebEnv> {
+  const web = new Hono<WebEnv>();
+  // Middleware is attached per web route, never to "*": API paths and unknown paths keep their JSON answers.
+  const headers = securityHeaders();
+  if (deps.assets) {
+    const assets = deps.assets;
+    web.get("/assets/*", headers, async (c, next) => {
+      const found = await assets(c.req.path, c.req.raw);
+      if (found) return found;
+      return next();
+    });
+  }
+  web.route("/", signInRoutes(deps, headers));
+  const clock = deps.clock ?? (() => new Date());
+  const guards = [headers, requireSession({ database: deps.database, clock }), requireCsrf()];
+  const registry = pageRoutes(web, deps, guards);
+  for (const module of PAGE_MODULES) module(registry, deps);
+  return web;
+}

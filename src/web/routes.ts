@@ -11,6 +11,7 @@ import { Hono } from "hono";
 import type { WebDeps, WebEnv } from "./context.js";
 import { requireCsrf } from "./csrf.js";
 import { type Pages, pageRoutes } from "./page.js";
+import { graphPage } from "./pages/graph.js";
 import { homePage } from "./pages/home.js";
 import { securityHeaders } from "./security.js";
 import { requireSession } from "./session.js";
@@ -18,7 +19,7 @@ import { signInRoutes } from "./sign-in.js";
 
 export type PageModule = (pages: Pages, deps: WebDeps) => void;
 
-const PAGE_MODULES: PageModule[] = [homePage];
+const PAGE_MODULES: PageModule[] = [homePage, graphPage];
 
 export function webRoutes(deps: WebDeps): Hono<WebEnv> {
   const web = new Hono<WebEnv>();

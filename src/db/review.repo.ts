@@ -350,3 +350,41 @@ async function possibleApprovers(ex: Executor, workspaceId: number, exceptUserId
     .orderBy(asc(users.username));
   return rows.map((r) => r.username);
 }
+
+export interface VerdictRow {
+  username: string;
+  verdict: string;
+  revision: number;
+  comment: string | null;
+  created_at: string;
+  /** The verdict is on the entity's current revision (an older one is void). */
+  current: boolean;
+}
+
+/** Every verdict given on an entity, newest first, each marked current or void. */
+export async function listVerdicts(
+  ex: Executor,
+  workspaceId: number,
+  referenceId: string,
+): Promise<VerdictRow[]> {
+  const target = await reviewTarget(ex, workspaceId, referenceId);
+  const rows = await ex
+    .select({
+      username: users.username,
+      verdict: approvals.verdict,
+      revision: approvals.revision,
+      comment: approvals.comment,
+      created_at: approvals.createdAt,
+    })
+    .from(approvals)
+    .innerJoin(users, eq(users.id, approvals.userId))
+    .where(
+      and(
+        eq(approvals.workspaceId, workspaceId),
+        eq(approvals.entityKind, target.kind),
+        eq(approvals.entityId, target.id),
+      ),
+    )
+    .orderBy(desc(approvals.id));
+  return rows.map((r) => ({ ...r, current: r.revision === target.revision }));
+}

@@ -5,7 +5,13 @@
 import * as z from "zod";
 import { roleAtLeast } from "../core/roles.js";
 import { addComment, listComments, resolveComment } from "../db/comments.repo.js";
-import { giveVerdict, listReviews, requestReview, setApprovalsRequired } from "../db/review.repo.js";
+import {
+  giveVerdict,
+  listReviews,
+  listVerdicts,
+  requestReview,
+  setApprovalsRequired,
+} from "../db/review.repo.js";
 import { REVIEW_STATUSES } from "../db/schema.js";
 import { actor, hostedTool, READ } from "./access.js";
 import { entityId, revisionNumber } from "./change-control.schemas.js";
@@ -147,6 +153,30 @@ export const requestChangesTool = hostedTool({
     ),
 });
 
+export const listVerdictsTool = hostedTool({
+  name: "list_verdicts",
+  title: "List verdicts",
+  description:
+    "The approvals and change requests given on an epic, user story, requirement or acceptance criterion, newest first: who, which verdict, on which revision, with what comment, and whether it still counts (a verdict on an older revision is void). Use it to see where a review stands before approving or activating.",
+  input: z.object({ id: entityId() }),
+  output: z.object({
+    verdicts: z.array(
+      z.object({
+        username: z.string(),
+        verdict: z.enum(["approved", "changes_requested"]),
+        revision: z.number().int(),
+        comment: z.string().nullable(),
+        created_at: z.string(),
+        current: z.boolean().describe("Given on the current revision; false = void."),
+      }),
+    ),
+  }),
+  annotations: READ,
+  handler: async ({ id }, ctx) => ({
+    verdicts: await ctx.database.read((db) => listVerdicts(db, ctx.auth.workspaceId, id)),
+  }),
+});
+
 export const listReviewsTool = hostedTool({
   name: "list_reviews",
   title: "List reviews",
@@ -194,5 +224,6 @@ export const reviewTools = [
   approveTool,
   requestChangesTool,
   listReviewsTool,
+  listVerdictsTool,
   setApprovalsRequiredTool,
 ];

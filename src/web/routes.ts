@@ -11,15 +11,33 @@ import { Hono } from "hono";
 import type { WebDeps, WebEnv } from "./context.js";
 import { requireCsrf } from "./csrf.js";
 import { type Pages, pageRoutes } from "./page.js";
+import { editPages } from "./pages/edit.js";
+import { epicPages } from "./pages/epic.js";
 import { graphPage } from "./pages/graph.js";
 import { homePage } from "./pages/home.js";
+import { requirementPages } from "./pages/requirement.js";
+import { reviewPages } from "./pages/review.js";
+import { searchPage } from "./pages/search.js";
+import { storyPages } from "./pages/story.js";
+import { treePage } from "./pages/tree.js";
 import { securityHeaders } from "./security.js";
 import { requireSession } from "./session.js";
 import { signInRoutes } from "./sign-in.js";
 
 export type PageModule = (pages: Pages, deps: WebDeps) => void;
 
-const PAGE_MODULES: PageModule[] = [homePage, graphPage];
+// Order matters where paths overlap: `/epics/new` (edit.ts) must come before `/epics/:id`.
+const PAGE_MODULES: PageModule[] = [
+  homePage,
+  treePage,
+  searchPage,
+  editPages,
+  reviewPages,
+  epicPages,
+  storyPages,
+  requirementPages,
+  graphPage,
+];
 
 export function webRoutes(deps: WebDeps): Hono<WebEnv> {
   const web = new Hono<WebEnv>();

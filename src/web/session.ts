@@ -6,13 +6,13 @@
  * expires. Every form carries the session's CSRF token (csrf.ts).
  */
 import type { Context, MiddlewareHandler } from "hono";
-import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { hashToken } from "../core/tokens.js";
 import type { Database } from "../db/database.js";
 import { findSessionByHash, insertSession, revokeSessionByHash, tokenExpiryOf } from "../db/sessions.repo.js";
 import { principalAuth } from "../http/auth.js";
 import type { AuthInfo } from "../http/context.js";
 import type { WebEnv, WebSession } from "./context.js";
+import { deleteCookie, getCookie, setCookie } from "./cookies.js";
 import { csrfTokenFor } from "./csrf.js";
 
 export const SESSION_COOKIE = "rqx_session";

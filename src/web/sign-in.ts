@@ -6,13 +6,13 @@
  * the limit is refused for the limiter's Retry-After.
  */
 import { type Context, Hono, type MiddlewareHandler } from "hono";
-import { getCookie, setCookie } from "hono/cookie";
 import { html } from "hono/html";
 import { authenticate } from "../http/auth.js";
 import { clientAddress } from "../http/client-address.js";
 import type { RateLimiter } from "../http/context.js";
 import { MemoryRateLimiter } from "../http/rate-limit-memory.js";
 import type { WebDeps, WebEnv } from "./context.js";
+import { getCookie, setCookie } from "./cookies.js";
 import { CSRF_FIELD, formOf, PRESIGN_COOKIE, sameSecret } from "./csrf.js";
 import { type Html, layout, notice } from "./layout.js";
 import {

@@ -61,7 +61,11 @@ export async function launchBrowser(): Promise<WebBrowser> {
       page.scriptErrors = [];
       page.on("pageerror", (error) => page.scriptErrors.push(`pageerror: ${error.message}`));
       page.on("console", (message) => {
-        if (message.type() === "error") page.scriptErrors.push(`console: ${message.text()}`);
+        if (message.type() !== "error") return;
+        // A page answered with its error status on purpose (a 409 conflict, a 404) is not a script error.
+        if (message.text().startsWith("Failed to load resource") && message.location().url === page.url())
+          return;
+        page.scriptErrors.push(`console: ${message.text()}`);
       });
       page.setDefaultTimeout(15_000);
       return page;

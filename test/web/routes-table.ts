@@ -1,0 +1,119 @@
+/**
+ * Every route of the web app, with how to call it and who may: the table the role and tenant-isolation
+ * tests (routes.test.ts) run in full, and which they check against the routes the app registers, so a new
+ * page without a row fails. Add a row with each new page (the other engineer's pages included).
+ */
+import type { Role } from "../../src/core/roles.js";
+
+export interface RouteContext {
+  epic: string;
+  story: string;
+  requirement: string;
+  criterion: string;
+  /** The current revision and updated_at of an entity (for edit forms and verdicts). */
+  stamp(id: string): Promise<{ revision: string; updated_at: string }>;
+  unique(): string;
+}
+
+export interface RouteCase {
+  method: "GET" | "POST";
+  /** The route as registered (`/epics/:id`). */
+  route: string;
+  /** The least role that succeeds; "none" = no session needed. */
+  role: Role | "none";
+  /** The request: a concrete path and, for POST, the form (without _csrf). */
+  request(ctx: RouteContext): Promise<{ path: string; form?: Record<string, string> }>;
+  /** Status of a success (GET 200, POST 303). */
+  ok: number;
+  /** The entity the route reads or changes (another workspace must get 404 for it); none = workspace-wide. */
+  tenantScoped: boolean;
+}
+
+const get = (
+  route: string,
+  role: Role,
+  path: (c: RouteContext) => string,
+  tenantScoped = true,
+): RouteCase => ({
+  method: "GET",
+  route,
+  role,
+  request: async (c) => ({ path: path(c) }),
+  ok: 200,
+  tenantScoped,
+});
+
+const post = (route: string, role: Role, request: RouteCase["request"], tenantScoped = true): RouteCase => ({
+  method: "POST",
+  route,
+  role,
+  request,
+  ok: 303,
+  tenantScoped,
+});
+
+const work = (c: RouteContext, extra: Record<string, string> = {}) => ({
+  title: `Title ${c.unique()}`,
+  description: "Text",
+  priority: "3",
+  ...extra,
+});
+
+export const ROUTE_CASES: RouteCase[] = [
+  get("/", "viewer", () => "/", false),
+  get("/tree", "viewer", (c) => `/tree?epic=${c.epic}`),
+  get("/search", "viewer", (c) => `/search?q=${c.requirement}`, false),
+  get("/epics/:id", "viewer", (c) => `/epics/${c.epic}`),
+  get("/stories/:id", "viewer", (c) => `/stories/${c.story}`),
+  get("/requirements/:id", "viewer", (c) => `/requirements/${c.requirement}`),
+  get("/epics/:id/graph", "viewer", (c) => `/epics/${c.epic}/graph`),
+  get("/epics/new", "editor", () => "/epics/new", false),
+  get("/stories/new", "editor", (c) => `/stories/new?epic=${c.epic}`, false),
+  get("/requirements/new", "editor", (c) => `/requirements/new?story=${c.story}`, false),
+  get("/criteria/new", "editor", (c) => `/criteria/new?story=${c.story}`, false),
+  get("/epics/:id/edit", "editor", (c) => `/epics/${c.epic}/edit`),
+  get("/stories/:id/edit", "editor", (c) => `/stories/${c.story}/edit`),
+  get("/requirements/:id/edit", "editor", (c) => `/requirements/${c.requirement}/edit`),
+  get("/criteria/:id/edit", "editor", (c) => `/criteria/${c.criterion}/edit`),
+  post("/epics/new", "editor", async (c) => ({ path: "/epics/new", form: work(c) }), false),
+  post("/stories/new", "editor", async (c) => ({ path: "/stories/new", form: work(c, { epic_id: c.epic }) })),
+  post("/requirements/new", "editor", async (c) => ({
+    path: "/requirements/new",
+    form: work(c, { user_story_id: c.story, type: "Functional" }),
+  })),
+  post("/criteria/new", "editor", async (c) => ({
+    path: "/criteria/new",
+    form: { user_story_id: c.story, description: `Criterion ${c.unique()}` },
+  })),
+  post("/epics/:id/edit", "editor", async (c) => ({
+    path: `/epics/${c.epic}/edit`,
+    form: { ...(await c.stamp(c.epic)), title: `Epic ${c.unique()}` },
+  })),
+  post("/stories/:id/edit", "editor", async (c) => ({
+    path: `/stories/${c.story}/edit`,
+    form: { ...(await c.stamp(c.story)), title: `Story ${c.unique()}` },
+  })),
+  post("/requirements/:id/edit", "editor", async (c) => ({
+    path: `/requirements/${c.requirement}/edit`,
+    form: { ...(await c.stamp(c.requirement)), title: `Requirement ${c.unique()}` },
+  })),
+  post("/criteria/:id/edit", "editor", async (c) => ({
+    path: `/criteria/${c.criterion}/edit`,
+    form: { ...(await c.stamp(c.criterion)), description: `Criterion ${c.unique()}` },
+  })),
+  post("/comments", "viewer", async (c) => ({
+    path: "/comments",
+    form: { id: c.requirement, text: "A comment" },
+  })),
+  post("/verdicts", "editor", async (c) => ({
+    path: "/verdicts",
+    form: { id: c.requirement, revision: (await c.stamp(c.requirement)).revision, verdict: "approved" },
+  })),
+  post("/baselines", "editor", async (c) => ({
+    path: "/baselines",
+    form: { name: `b-${c.unique()}`, epic_id: c.epic },
+  })),
+];
+
+/** Routes outside the table on purpose: sign-in and sign-out (tested in session.test.ts), static files. */
+export const ROUTES_WITHOUT_SESSION = ["GET /signin", "POST /signin", "POST /signout", "GET /assets/*"];

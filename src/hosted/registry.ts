@@ -5,9 +5,11 @@
  */
 import type { Registry } from "../core/registry.js";
 import { acceptanceCriteriaTools } from "./acceptance-criteria.tools.js";
+import { listAuditEventsTool } from "./audit-log.tool.js";
 import { changeControlResources, changeControlTools } from "./change-control.js";
 import type { HostedContext } from "./context.js";
 import { deleteTools } from "./deletes.tools.js";
+import { listDocsetPagesTool } from "./docset-pages.tool.js";
 import { docsetResources } from "./docsets.resources.js";
 import { docsetTools } from "./docsets.tools.js";
 import { getEpicGraphTool } from "./epic-graph.tool.js";
@@ -42,7 +44,10 @@ export const hostedRegistry: Registry<HostedContext> = {
     ...deleteTools,
     ...changeControlTools,
     ...typeTools,
+    // Before docsetTools, whose delete_docset the generated role tests call on the seeded docset.
+    listDocsetPagesTool,
     ...docsetTools,
+    listAuditEventsTool,
     ...traceTools,
   ],
   resources: [...hostedResources, ...changeControlResources, ...docsetResources],

@@ -11,6 +11,9 @@ import { Hono } from "hono";
 import type { WebDeps, WebEnv } from "./context.js";
 import { requireCsrf } from "./csrf.js";
 import { type Pages, pageRoutes } from "./page.js";
+import { auditPage } from "./pages/audit.js";
+import { baselinePages } from "./pages/baselines.js";
+import { docsetPages } from "./pages/docsets.js";
 import { editPages } from "./pages/edit.js";
 import { epicPages } from "./pages/epic.js";
 import { graphPage } from "./pages/graph.js";
@@ -37,6 +40,9 @@ const PAGE_MODULES: PageModule[] = [
   storyPages,
   requirementPages,
   graphPage,
+  baselinePages,
+  docsetPages,
+  auditPage,
 ];
 
 export function webRoutes(deps: WebDeps): Hono<WebEnv> {

@@ -11,7 +11,7 @@
  *
  *   npx tsx bench/web-pages.ts [--rows 100000] [--samples 300]
  */
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { sql } from "drizzle-orm";
@@ -201,4 +201,6 @@ ${rows
   .join("\n")}
 `,
 );
+await database.close();
+rmSync(dir, { recursive: true, force: true });
 process.exit(0);

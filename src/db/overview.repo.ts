@@ -46,20 +46,24 @@ export async function recentChanges(
   workspaceId: number,
   limit: number,
 ): Promise<RecentChange[]> {
-  return ex
-    .select({
-      reference_id: revisions.referenceId,
-      entity_kind: revisions.entityKind,
-      revision: revisions.revision,
-      op: revisions.op,
-      username: users.username,
-      created_at: revisions.createdAt,
-      change_note: revisions.changeNote,
-      title: sql<string | null>`json_extract(${revisions.snapshot}, '$.title')`,
-    })
-    .from(revisions)
-    .leftJoin(users, eq(users.id, revisions.userId))
-    .where(eq(revisions.workspaceId, workspaceId))
-    .orderBy(desc(revisions.id))
-    .limit(limit);
+  return (
+    ex
+      .select({
+        reference_id: revisions.referenceId,
+        entity_kind: revisions.entityKind,
+        revision: revisions.revision,
+        op: revisions.op,
+        username: users.username,
+        created_at: revisions.createdAt,
+        change_note: revisions.changeNote,
+        title: sql<string | null>`json_extract(${revisions.snapshot}, '$.title')`,
+      })
+      .from(revisions)
+      .leftJoin(users, eq(users.id, revisions.userId))
+      // `+workspace_id`: walk the newest rows by rowid and stop after `limit` of this workspace, rather than
+      // fetch the workspace's every revision through its index and sort them (0.1 ms against 18 ms at 100,000).
+      .where(sql`+${revisions.workspaceId} = ${workspaceId}`)
+      .orderBy(desc(revisions.id))
+      .limit(limit)
+  );
 }

@@ -7,7 +7,7 @@
  * `recordWrite`, deletes through `recordDeletion`) after its own statements, with the entity as the tools
  * show it: the snapshot names parents by reference id.
  */
-import { and, desc, eq, lt, or, type SQL } from "drizzle-orm";
+import { and, desc, eq, lt, type SQL, sql } from "drizzle-orm";
 import { DomainError } from "../core/errors.js";
 import type { Executor, Tx } from "./database.js";
 import { type Actor, decodeCursor, iso, isPositiveInt, type Page, pageOf } from "./entity-support.js";
@@ -222,19 +222,14 @@ export async function historyOf(
 ): Promise<Page<Revision>> {
   const tag = `history:${referenceId}`;
   const before = decodeCursor(tag, page.cursor, isPositiveInt);
-  // Three index lookups (own, as source, as target), merged by SQLite's OR optimisation.
+  // Three index lookups (own, as source, as target) spelled out as a UNION: written as one OR, SQLite
+  // (without ANALYZE statistics) walks the whole workspace's revisions through the workspace prefix and
+  // sorts them — 127 ms at 100,000 revisions against 0.1 ms (bench/web-pages.ts).
+  const ids = sql`SELECT id FROM revisions WHERE workspace_id = ${workspaceId} AND reference_id = ${referenceId}
+    UNION ALL SELECT id FROM revisions WHERE workspace_id = ${workspaceId} AND source_ref = ${referenceId}
+    UNION ALL SELECT id FROM revisions WHERE workspace_id = ${workspaceId} AND target_ref = ${referenceId}`;
   const rows = await select(ex)
-    .where(
-      and(
-        eq(revisions.workspaceId, workspaceId),
-        or(
-          eq(revisions.referenceId, referenceId),
-          eq(revisions.sourceRef, referenceId),
-          eq(revisions.targetRef, referenceId),
-        ),
-        before !== undefined ? lt(revisions.id, before) : undefined,
-      ),
-    )
+    .where(and(sql`${revisions.id} IN (${ids})`, before !== undefined ? lt(revisions.id, before) : undefined))
     .orderBy(desc(revisions.id))
     .limit(page.limit + 1);
   if (rows.length === 0 && before === undefined) throw noHistory(referenceId);

@@ -67,26 +67,6 @@ export async function revokeSessionByHash(tx: Tx, idHash: string, at: string): P
     .where(and(eq(webSessions.idHash, idHash), isNull(webSessions.revokedAt)));
 }
 
-/** Ends every session a user has in a workspace ("sign out everywhere"). */
-export async function revokeSessionsOfUser(
-  tx: Tx,
-  workspaceId: number,
-  userId: number,
-  at: string,
-): Promise<number> {
-  const result = await tx
-    .update(webSessions)
-    .set({ revokedAt: at })
-    .where(
-      and(
-        eq(webSessions.workspaceId, workspaceId),
-        eq(webSessions.userId, userId),
-        isNull(webSessions.revokedAt),
-      ),
-    );
-  return result.rowsAffected;
-}
-
 /** When the token a session is opened with expires (a session never outlives it). */
 export async function tokenExpiryOf(ex: Executor, tokenId: number): Promise<string | null> {
   const rows = await ex

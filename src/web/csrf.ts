@@ -23,14 +23,16 @@ export function sameSecret(a: string, b: string): boolean {
   return diff === 0;
 }
 
-/** The submitted form, parsed once per request and kept for the handler. */
+const forms = new WeakMap<Request, Record<string, string>>();
+
+/** The submitted form, parsed once per request (the CSRF guard and the page both read it). */
 export async function formOf(c: Context): Promise<Record<string, string>> {
-  const cached = (c as unknown as { _webForm?: Record<string, string> })._webForm;
+  const cached = forms.get(c.req.raw);
   if (cached) return cached;
   const body = await c.req.parseBody();
   const form: Record<string, string> = {};
   for (const [k, v] of Object.entries(body)) if (typeof v === "string") form[k] = v;
-  (c as unknown as { _webForm?: Record<string, string> })._webForm = form;
+  forms.set(c.req.raw, form);
   return form;
 }
 

@@ -10,7 +10,7 @@ export function hrefOf(referenceId: string): string {
   if (referenceId.startsWith("EP-")) return `/epics/${id}`;
   if (referenceId.startsWith("US-")) return `/stories/${id}`;
   if (referenceId.startsWith("REQ-")) return `/requirements/${id}`;
-  if (referenceId.startsWith("AC-")) return `/criteria/${id}/edit`;
+  if (referenceId.startsWith("AC-")) return `/criteria/${id}`;
   return "/";
 }
 

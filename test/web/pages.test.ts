@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { HostedServer } from "../helpers/hosted.js";
 import { seedHierarchy, toolHttp } from "../helpers/rpc-http.js";
+import { pushTraces, snapshotBody } from "../helpers/traces.js";
 import { startWebServer, WebClient } from "./web-client.js";
 
 let server: HostedServer;
@@ -86,6 +87,38 @@ describe("pages", () => {
     expect((await web.get(`/stories/${seeded.stories[0]}`)).status).toBe(200);
     expect((await web.get(`/epics/${seeded.epics[0]}`)).status).toBe(200);
     expect((await web.get("/requirements/REQ-999")).status).toBe(404);
+  });
+
+  it("shows traces per repository on the requirement page and the coverage summary on home", async () => {
+    const [r1, r2] = seeded.requirements as [string, string];
+    for (const repository of ["acme/api", "acme/web"]) {
+      const res = await pushTraces(
+        server,
+        snapshotBody({
+          repository,
+          citations: [
+            { id: r1, file: `${repository}/pay.ts`, line: 7 },
+            { id: r1, kind: "test", file: `${repository}/pay.test.ts`, line: 3, test_name: "pays" },
+            { id: r2, kind: "impl", revision: 1, file: "old.ts" },
+          ],
+        }),
+      );
+      expect(res.status).toBe(201);
+    }
+    const page = await web.get(`/requirements/${r1}`);
+    expect(page.text).toContain("acme/api");
+    expect(page.text).toContain("acme/web");
+    expect(page.text).toContain("acme/api/pay.ts:7");
+    expect(page.text).toContain("pays");
+    const home = await web.get("/");
+    expect(home.text).toContain("over 2 repositories");
+    // The coverage filter of the tree: r1 is implemented and tested, r2 only implemented.
+    const covered = await web.get(`/tree?epic=${seeded.epics[0]}&coverage=covered`);
+    expect(covered.text).toContain(`>${r1}<`);
+    expect(covered.text).not.toContain(`>${r2}<`);
+    const implOnly = await web.get(`/tree?epic=${seeded.epics[0]}&coverage=impl_only`);
+    expect(implOnly.text).toContain(`>${r2}<`);
+    expect(implOnly.text).not.toContain(`>${r1}<`);
   });
 
   it("creates an epic, a story, a requirement and a criterion through the tools, audited as web", async () => {
@@ -207,6 +240,18 @@ describe("pages", () => {
     const diff = await web.get(`/requirements/${r2}?from=1&to=2`);
     expect(diff.text).toContain('id="diff"');
     expect(diff.text).toContain("<ins>new words here</ins>");
+  });
+
+  it("home lists open reviews with their reviewer; a criterion's link leads to its story", async () => {
+    await toolHttp(server.url, server.ownerToken, "request_review", {
+      id: seeded.requirements[0],
+      reviewers: ["admin"],
+    });
+    const home = await web.get("/");
+    expect(home.text).toMatch(/review by admin/);
+    const criterion = await web.get(`/criteria/${seeded.criteria[0]}`);
+    expect(criterion.status).toBe(303);
+    expect(criterion.location).toBe(`/stories/${seeded.stories[0]}#criteria`);
   });
 
   it("creates a baseline of an epic", async () => {

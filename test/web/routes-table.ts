@@ -76,6 +76,7 @@ export const ROUTE_CASES: RouteCase[] = [
   get("/docsets", "viewer", () => "/docsets", false),
   get("/docsets/:name", "viewer", (c) => `/docsets/${c.docset}?q=routes`),
   get("/audit", "admin", () => "/audit", false),
+  { ...get("/criteria/:id", "viewer", (c) => `/criteria/${c.criterion}`), ok: 303 },
   get("/epics/new", "editor", () => "/epics/new", false),
   get("/stories/new", "editor", (c) => `/stories/new?epic=${c.epic}`, false),
   get("/requirements/new", "editor", (c) => `/requirements/new?story=${c.story}`, false),

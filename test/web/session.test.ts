@@ -103,6 +103,33 @@ describe("web sign-in", () => {
     expect((await client.get("/")).status).toBe(303);
   });
 
+  it("an expired session is over, and a session never outlives its token", async () => {
+    const client = new WebClient(server.url);
+    await client.signIn(server.ownerToken);
+    const idHash = await hashToken(client.cookies.get("rqx_session") as string);
+    await server.database.client.execute({
+      sql: "UPDATE web_sessions SET expires_at = ? WHERE id_hash = ?",
+      args: [new Date(Date.now() - 1000).toISOString(), idHash],
+    });
+    expect((await client.get("/")).status).toBe(303);
+
+    const soon = new Date(Date.now() + 60_000).toISOString();
+    const token = await server.createToken("short-lived", "viewer");
+    await server.database.client.execute({
+      sql: "UPDATE tokens SET expires_at = ? WHERE token_hash = ?",
+      args: [soon, await hashToken(token)],
+    });
+    const short = new WebClient(server.url);
+    await short.signIn(token);
+    const row = await server.database.client.execute({
+      sql: "SELECT expires_at FROM web_sessions WHERE id_hash = ?",
+      args: [await hashToken(short.cookies.get("rqx_session") as string)],
+    });
+    expect(row.rows[0]?.expires_at).toBe(soon);
+    const line = short.setCookies.filter((l) => l.startsWith("rqx_session=")).at(-1) as string;
+    expect(Number(/Max-Age=(\d+)/.exec(line)?.[1])).toBeLessThanOrEqual(60);
+  });
+
   it("refuses a bad token with the reason and opens no session", async () => {
     const client = new WebClient(server.url);
     await client.get("/signin");

@@ -333,4 +333,9 @@ ${await formBody(p, spec, action, form, "edit", hidden)}`,
 
 export const editPages: PageModule = (pages) => {
   for (const kind of Object.keys(SPECS) as Kind[]) register(pages, kind);
+  // A criterion has no page of its own: it is shown on its story's page (after `/criteria/new` above).
+  pages.get("/criteria/:id", async (p) => {
+    const criterion = await SPECS.criterion.get(p, p.param("id"));
+    return p.redirect(`${hrefOf(String(criterion.user_story_id))}#criteria`);
+  });
 };

@@ -30,7 +30,13 @@ interface Suspects {
   trace_citations: { reference_id: string; repository: string; file: string; line: number }[];
 }
 interface Reviews {
-  reviews: { reference_id: string; reviewer_username: string; status: string; requested_at: string }[];
+  reviews: {
+    reference_id: string;
+    reviewer: string;
+    requested_by: string | null;
+    status: string;
+    requested_at: string;
+  }[];
 }
 interface EpicPage {
   items: { reference_id: string; title: string; status: string }[];
@@ -80,7 +86,7 @@ export const homePage: PageModule = (pages) => {
         ? empty("No open reviews.")
         : html`<ul>${reviews.reviews.map(
             (r) =>
-              html`<li>${refLink(r.reference_id)} · ${r.reviewer_username} · requested ${when(r.requested_at)}</li>`,
+              html`<li>${refLink(r.reference_id)} · review by ${r.reviewer}${r.requested_by ? ` for ${r.requested_by}` : ""} · requested ${when(r.requested_at)}</li>`,
           )}</ul>`;
     const recent =
       overview.recent.length === 0

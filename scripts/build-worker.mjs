@@ -14,8 +14,9 @@ const metafile = join(outdir, "meta.json");
 // A guard against growth, not issue 16's goal (150 KiB, not met with the web app). Measured 148.8 KiB on
 // 2026-11-25 without the web app (162 before the cfworker validator, hono's default routers, js-base64,
 // drizzle's Postgres enum check and relational queries and the rest of package.json left; 392 before
-// minifying and dropping ajv and zod's locales); the web app adds 15.4 KiB (164.2 measured after the merge).
-const DEFAULT_BUDGET_KIB = 165;
+// minifying and dropping ajv and zod's locales); the web app adds 21.1 KiB (169.9 measured after merging its
+// pages, graph page (dagre runs in the browser script, not here), baselines, docsets and audit pages).
+const DEFAULT_BUDGET_KIB = 171;
 const budgetSetting = process.env.REQLIX_WORKER_BUDGET_KIB;
 const budgetKib =
   budgetSetting === undefined || budgetSetting.trim() === "" ? DEFAULT_BUDGET_KIB : Number(budgetSetting);

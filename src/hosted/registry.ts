@@ -5,11 +5,14 @@
  */
 import type { Registry } from "../core/registry.js";
 import { acceptanceCriteriaTools } from "./acceptance-criteria.tools.js";
+import { listAuditEventsTool } from "./audit-log.tool.js";
 import { changeControlResources, changeControlTools } from "./change-control.js";
 import type { HostedContext } from "./context.js";
 import { deleteTools } from "./deletes.tools.js";
+import { listDocsetPagesTool } from "./docset-pages.tool.js";
 import { docsetResources } from "./docsets.resources.js";
 import { docsetTools } from "./docsets.tools.js";
+import { getEpicGraphTool } from "./epic-graph.tool.js";
 import { epicTools } from "./epics.tools.js";
 import { HOSTED_INSTRUCTIONS } from "./instructions.js";
 import { workspaceOverviewTool } from "./overview.tool.js";
@@ -37,10 +40,14 @@ export const hostedRegistry: Registry<HostedContext> = {
     ...requirementTools,
     ...acceptanceCriteriaTools,
     ...relationshipTools,
+    getEpicGraphTool,
     ...deleteTools,
     ...changeControlTools,
     ...typeTools,
+    // Before docsetTools, whose delete_docset the generated role tests call on the seeded docset.
+    listDocsetPagesTool,
     ...docsetTools,
+    listAuditEventsTool,
     ...traceTools,
   ],
   resources: [...hostedResources, ...changeControlResources, ...docsetResources],

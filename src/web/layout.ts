@@ -6,6 +6,7 @@
  */
 import { html } from "hono/html";
 import type { HtmlEscapedString } from "hono/utils/html";
+import { type Role, roleAtLeast } from "../core/roles.js";
 import type { AuthInfo } from "../http/context.js";
 import { CSRF_FIELD } from "./csrf.js";
 
@@ -17,14 +18,17 @@ export interface LayoutProps {
   auth?: AuthInfo;
   csrf?: string;
   /** Which top-level section the page belongs to (marked in the navigation). */
-  section?: "home" | "tree" | "search" | "other";
+  section?: "home" | "tree" | "search" | "baselines" | "docsets" | "audit" | "other";
   body: Html;
 }
 
-const NAV: { href: string; label: string; section: LayoutProps["section"] }[] = [
+const NAV: { href: string; label: string; section: LayoutProps["section"]; role?: Role }[] = [
   { href: "/", label: "Home", section: "home" },
   { href: "/tree", label: "Requirements", section: "tree" },
   { href: "/search", label: "Search", section: "search" },
+  { href: "/baselines", label: "Baselines", section: "baselines" },
+  { href: "/docsets", label: "Docs", section: "docsets" },
+  { href: "/audit", label: "Audit log", section: "audit", role: "admin" },
 ];
 
 export function csrfField(csrf: string | undefined): Html {
@@ -50,7 +54,7 @@ export function layout(props: LayoutProps): Html {
 <a class="brand" href="/">reqlix</a>
 ${
   auth
-    ? html`<nav aria-label="Main"><ul>${NAV.map(
+    ? html`<nav aria-label="Main"><ul>${NAV.filter((n) => !n.role || roleAtLeast(auth.role, n.role)).map(
         (n) =>
           html`<li><a href="${n.href}"${n.section === props.section ? html` aria-current="page"` : ""}>${n.label}</a></li>`,
       )}</ul></nav>

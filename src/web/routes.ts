@@ -11,8 +11,12 @@ import { Hono } from "hono";
 import type { WebDeps, WebEnv } from "./context.js";
 import { requireCsrf } from "./csrf.js";
 import { type Pages, pageRoutes } from "./page.js";
+import { auditPage } from "./pages/audit.js";
+import { baselinePages } from "./pages/baselines.js";
+import { docsetPages } from "./pages/docsets.js";
 import { editPages } from "./pages/edit.js";
 import { epicPages } from "./pages/epic.js";
+import { graphPage } from "./pages/graph.js";
 import { homePage } from "./pages/home.js";
 import { requirementPages } from "./pages/requirement.js";
 import { reviewPages } from "./pages/review.js";
@@ -35,6 +39,10 @@ const PAGE_MODULES: PageModule[] = [
   epicPages,
   storyPages,
   requirementPages,
+  graphPage,
+  baselinePages,
+  docsetPages,
+  auditPage,
 ];
 
 export function webRoutes(deps: WebDeps): Hono<WebEnv> {

@@ -10,6 +10,9 @@ export interface RouteContext {
   story: string;
   requirement: string;
   criterion: string;
+  /** A baseline of the epic and a docset with one page, both of this workspace. */
+  baseline: string;
+  docset: string;
   /** The current revision and updated_at of an entity (for edit forms and verdicts). */
   stamp(id: string): Promise<{ revision: string; updated_at: string }>;
   unique(): string;
@@ -66,6 +69,13 @@ export const ROUTE_CASES: RouteCase[] = [
   get("/epics/:id", "viewer", (c) => `/epics/${c.epic}`),
   get("/stories/:id", "viewer", (c) => `/stories/${c.story}`),
   get("/requirements/:id", "viewer", (c) => `/requirements/${c.requirement}`),
+  get("/epics/:id/graph", "viewer", (c) => `/epics/${c.epic}/graph`),
+  get("/baselines", "viewer", () => "/baselines", false),
+  get("/baselines/:name", "viewer", (c) => `/baselines/${encodeURIComponent(c.baseline)}`),
+  get("/baseline-diff", "viewer", (c) => `/baseline-diff?from=${encodeURIComponent(c.baseline)}`),
+  get("/docsets", "viewer", () => "/docsets", false),
+  get("/docsets/:name", "viewer", (c) => `/docsets/${c.docset}?q=routes`),
+  get("/audit", "admin", () => "/audit", false),
   { ...get("/criteria/:id", "viewer", (c) => `/criteria/${c.criterion}`), ok: 303 },
   get("/epics/new", "editor", () => "/epics/new", false),
   get("/stories/new", "editor", (c) => `/stories/new?epic=${c.epic}`, false),

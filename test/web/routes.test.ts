@@ -34,6 +34,8 @@ beforeAll(async () => {
     story: seeded.stories[0] as string,
     requirement: seeded.requirements[0] as string,
     criterion: seeded.criteria[0] as string,
+    baseline: "Routes baseline 1",
+    docset: "routes-docs",
     async stamp(id) {
       // A requirement's history also holds its relationships' revisions: only its own rows count here.
       const page = await toolHttp(server.url, server.ownerToken, "get_history", { id, limit: 100 });
@@ -49,6 +51,14 @@ beforeAll(async () => {
     },
     unique: () => `u${++n}`,
   };
+  const owner = (name: string, args: Record<string, unknown>) =>
+    toolHttp(server.url, server.ownerToken, name, args);
+  await owner("create_baseline", { name: ctx.baseline, epic_id: ctx.epic });
+  await owner("register_docset", { name: ctx.docset, version: "1.0" });
+  await owner("upload_docset_pages", {
+    docset: ctx.docset,
+    pages: [{ path: "guide.md", content: "# Routes guide\n\nHow routes work." }],
+  });
   for (const role of ROLES) {
     const client = new WebClient(server.url);
     await client.signIn(await server.createToken(`web-${role}`, role));

@@ -4,6 +4,8 @@
  * Built by esbuild (scripts/build-web.mjs) into public/assets/app.js.
  * (Elements are cast: the project's types include @cloudflare/workers-types, whose `Element` shadows the DOM's.)
  */
+import { drawGraphs } from "./graph.js";
+
 const all = <T>(selector: string): T[] => Array.from(document.querySelectorAll(selector)) as unknown as T[];
 
 for (const select of all<HTMLSelectElement>("form[data-autosubmit] select")) {
@@ -33,3 +35,5 @@ for (const form of all<HTMLFormElement>("form[data-guard]")) {
     if (dirty) event.preventDefault();
   });
 }
+
+drawGraphs(document);

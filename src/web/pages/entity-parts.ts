@@ -15,7 +15,7 @@ export function fields(rows: [string, Html | string | number | null | undefined]
 }
 
 /** A changed value: a word diff for text, old → new otherwise. */
-function changeValue(from: unknown, to: unknown): Html {
+export function changeValue(from: unknown, to: unknown): Html {
   if (typeof from === "string" && typeof to === "string") {
     return html`<div class="diff">${diffWords(from, to).map((part) =>
       part.added

@@ -11,8 +11,8 @@ import { pushTraces, snapshotBody, traceRowCounts } from "../../helpers/traces.j
 import { exerciseOrder, outcomeOf, type Seed, sampleArgs, seed } from "./exercise.js";
 import { callTool } from "./http.js";
 
-/** Write tools that need more than the editor role. A new admin-only tool must be added here. */
-const ADMIN_ONLY = new Set(["create_requirement_type", "set_approvals_required"]);
+/** Tools that need the admin role (writes beyond the editor's, and the audit trail). A new admin-only tool must be added here. */
+const ADMIN_ONLY = new Set(["create_requirement_type", "set_approvals_required", "list_audit_events"]);
 /** Write tools a viewer may call (change control: viewers may comment). */
 const VIEWER_WRITES = new Set(["add_comment"]);
 
@@ -59,7 +59,7 @@ describe.each(["jsonrpc", "mcp"] as const)("roles on %s", (face) => {
         const args = sampleArgs(tool, s, `${face} ${role} ${tool.name}`);
         const isWrite = tool.annotations.readOnlyHint !== true;
         const allowed =
-          !isWrite ||
+          (!isWrite && !ADMIN_ONLY.has(tool.name)) ||
           role === "admin" ||
           (role === "editor" && !ADMIN_ONLY.has(tool.name)) ||
           VIEWER_WRITES.has(tool.name);

@@ -55,6 +55,9 @@ afterAll(async () => {
   await t?.close();
 });
 
+// biome-ignore lint/suspicious/noExplicitAny: JSON bodies are inspected field by field in tests
+const json = async (res: Response): Promise<any> => res.json();
+
 const get = (path: string, token?: string | null) =>
   fetch(`${base}${path}`, {
     headers: token === null ? {} : { authorization: `Bearer ${token ?? t.ownerToken}` },
@@ -72,19 +75,19 @@ describe("GET /api/v1/export", () => {
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toBe("application/json");
     expect(res.headers.get("content-disposition")).toBe('attachment; filename="default.json"');
-    const doc = await res.json();
+    const doc = (await json(res)) as { requirements: unknown[] };
     expect(doc).toMatchObject({ format: "reqlix-export", version: 1, scope: { kind: "workspace" } });
     expect(doc.requirements).toHaveLength(3);
     expect((await get("/api/v1/export?format=json", null)).status).toBe(401);
   });
 
   it("an epic scope; an unknown epic is 404, an unknown format 400 naming the formats", async () => {
-    const one = await (await get("/api/v1/export?format=json&epic=ep-1")).json();
+    const one = await json(await get("/api/v1/export?format=json&epic=ep-1"));
     expect(one.scope).toEqual({ kind: "epic", epic: "EP-001" });
     expect((await get("/api/v1/export?format=json&epic=EP-999")).status).toBe(404);
     const bad = await get("/api/v1/export?format=xlsx");
     expect(bad.status).toBe(400);
-    expect((await bad.json()).error.message).toContain("json");
+    expect((await json(bad)).error.message).toContain("json");
   });
 
   it("a member of another workspace exports their own (empty) workspace, never yours", async () => {
@@ -106,7 +109,7 @@ describe("POST /api/v1/import", () => {
     const before = await workspaceSnapshot(t.database.client, t.workspaceId);
     const res = await post("/api/v1/import?format=json&dry_run=false", file, viewer);
     expect(res.status).toBe(403);
-    expect((await res.json()).error.message).toContain("needs the editor role");
+    expect((await json(res)).error.message).toContain("needs the editor role");
     const {
       audit_events: _a,
       tokens: _t,
@@ -128,7 +131,7 @@ describe("POST /api/v1/import", () => {
     const before = await snap();
     const dry = await post("/api/v1/import?format=json", file, editorB);
     expect(dry.status).toBe(200);
-    const plan = await dry.json();
+    const plan = await json(dry);
     expect(plan).toMatchObject({ dry_run: true, counts: { create: 5, update: 0, unchanged: 0, errors: 0 } });
     expect(await snap()).toEqual(before);
 
@@ -136,7 +139,7 @@ describe("POST /api/v1/import", () => {
       "content-disposition": 'attachment; filename="../payments export.json"',
     });
     expect(applied.status).toBe(200);
-    expect(await applied.json()).toMatchObject({
+    expect(await json(applied)).toMatchObject({
       dry_run: false,
       source: "payments export.json",
       counts: { create: 5 },
@@ -148,7 +151,7 @@ describe("POST /api/v1/import", () => {
     expect(sources.rows.map((r) => r.source)).toEqual(["payments export.json"]);
 
     const afterFirst = await snap();
-    const again = await (await post("/api/v1/import?format=json&dry_run=false", file, editorB)).json();
+    const again = await json(await post("/api/v1/import?format=json&dry_run=false", file, editorB));
     expect(again.counts).toMatchObject({ create: 0, update: 0, errors: 0 });
     expect(await snap()).toEqual(afterFirst);
   });
@@ -158,7 +161,7 @@ describe("POST /api/v1/import", () => {
     const broken = file.replace('"title":"Rule 2"', '"title":"Rule 2",,');
     const res = await post("/api/v1/import?format=json&dry_run=false", broken, editorB);
     expect(res.status).toBe(400);
-    const body = await res.json();
+    const body = await json(res);
     const line = broken.split("\n").findIndex((l) => l.includes('"Rule 2",,')) + 1;
     expect(body.error).toMatchObject({ code: "invalid_input", line });
     expect(body.error.column).toBeGreaterThan(1);

@@ -6,8 +6,9 @@ import { DomainError } from "../errors.js";
 import { csvFormat } from "./csv-format.js";
 import type { InterchangeFormat } from "./formats.js";
 import { jsonFormat } from "./json-format.js";
+import { markdownFormat } from "./markdown-format.js";
 
-export const INTERCHANGE_FORMATS: readonly InterchangeFormat[] = [jsonFormat, csvFormat];
+export const INTERCHANGE_FORMATS: readonly InterchangeFormat[] = [jsonFormat, csvFormat, markdownFormat];
 
 /** Every format name the issue defines, registered in this build or not (ReqIF arrives separately). */
 export const KNOWN_FORMAT_NAMES = ["json", "csv", "markdown", "reqif"] as const;

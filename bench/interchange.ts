@@ -6,7 +6,9 @@
  * with JSON.stringify (no app, no joins beyond the type). The workspace is seeded with bulk INSERTs (setup,
  * not measured): 100 epics × 10 stories × 100 requirements.
  *
- *   npx tsx bench/interchange.ts [--requirements 100000] [--runs 3]
+ *   npx tsx bench/interchange.ts [--requirements 100000] [--runs 3] [--skip-import 1]
+ *
+ * Results go to bench/results/interchange.{json,md} (at the default size) or interchange-<N>.{json,md}.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
@@ -25,6 +27,7 @@ import { median, numberArg, rng, zipfWords } from "./lib.js";
 
 const REQUIREMENTS = numberArg("requirements", 100_000);
 const RUNS = numberArg("runs", 3);
+const SKIP_IMPORT = numberArg("skip-import", 0) === 1;
 const STORIES = Math.max(1, Math.round(REQUIREMENTS / 100));
 const EPICS = Math.max(1, Math.round(STORIES / 10));
 const JSON_TARGET_MS = 3000;
@@ -176,33 +179,37 @@ for (let i = 0; i < RUNS; i++) {
 }
 
 // Import of the same JSON into an empty workspace (one run: each run needs a fresh workspace).
-const cli = { actor: { kind: "cli" as const }, now: new Date() };
-await createWorkspaceOp(database, cli, { slug: "copy", name: "copy" });
-await addMemberOp(database, cli, { username: "admin", role: "admin", workspace: "copy" });
-const copyToken = (
-  await createTokenOp(database, cli, { username: "admin", name: "bench", workspace: "copy" })
-).token;
-global.gc?.();
-const importRss0 = process.memoryUsage().rss;
-let importPeak = importRss0;
-const importSampler = setInterval(() => {
-  importPeak = Math.max(importPeak, process.memoryUsage().rss);
-}, 50);
-const t0 = performance.now();
-const imported = await fetch(`${base}/api/v1/import?format=json&dry_run=false`, {
-  method: "POST",
-  headers: {
-    authorization: `Bearer ${copyToken}`,
-    "content-type": "application/json",
-    "content-disposition": 'attachment; filename="bench.json"',
-  },
-  body: new Uint8Array(file),
-});
-const importMs = performance.now() - t0;
-clearInterval(importSampler);
-const importAnswer = (await imported.json()) as { counts?: { create: number } };
-if (imported.status !== 200)
-  throw new Error(`import: ${imported.status} ${JSON.stringify(importAnswer).slice(0, 500)}`);
+async function importOnce() {
+  const cli = { actor: { kind: "cli" as const }, now: new Date() };
+  await createWorkspaceOp(database, cli, { slug: "copy", name: "copy" });
+  await addMemberOp(database, cli, { username: "admin", role: "admin", workspace: "copy" });
+  const copyToken = (
+    await createTokenOp(database, cli, { username: "admin", name: "bench", workspace: "copy" })
+  ).token;
+  global.gc?.();
+  const rss0 = process.memoryUsage().rss;
+  let peak = rss0;
+  const sampler = setInterval(() => {
+    peak = Math.max(peak, process.memoryUsage().rss);
+  }, 50);
+  const t0 = performance.now();
+  const imported = await fetch(`${base}/api/v1/import?format=json&dry_run=false`, {
+    method: "POST",
+    headers: {
+      authorization: `Bearer ${copyToken}`,
+      "content-type": "application/json",
+      "content-disposition": 'attachment; filename="bench.json"',
+    },
+    body: new Uint8Array(file),
+  });
+  const ms = performance.now() - t0;
+  clearInterval(sampler);
+  const answer = (await imported.json()) as { counts?: { create: number } };
+  if (imported.status !== 200)
+    throw new Error(`import: ${imported.status} ${JSON.stringify(answer).slice(0, 500)}`);
+  return { ms, created: answer.counts?.create ?? 0, rssGrowthMb: (peak - rss0) / 1024 / 1024 };
+}
+const imp = SKIP_IMPORT ? undefined : await importOnce();
 
 const jsonMs = median(jsonRuns.map((r) => r.ms));
 const reqifMs = reqifRuns.length > 0 ? median(reqifRuns.map((r) => r.ms)) : undefined;
@@ -228,12 +235,12 @@ const summary = {
   reqif_pass: reqifMs === undefined ? null : reqifMs <= REQIF_TARGET_MS,
   baseline_select_median_ms: Math.round(baseline),
   export_over_baseline: Math.round((jsonMs / baseline) * 100) / 100,
-  import_ms: Math.round(importMs),
-  import_created: importAnswer.counts?.create ?? 0,
-  import_rss_growth_mb: Math.round((importPeak - importRss0) / 1024 / 1024),
-  import_over_export: Math.round((importMs / jsonMs) * 100) / 100,
+  import_ms: imp ? Math.round(imp.ms) : null,
+  import_created: imp?.created ?? null,
+  import_rss_growth_mb: imp ? Math.round(imp.rssGrowthMb) : null,
+  import_over_export: imp ? Math.round((imp.ms / jsonMs) * 100) / 100 : null,
   import_target_ratio: 3,
-  import_pass: importMs <= 3 * jsonMs,
+  import_pass: imp ? imp.ms <= 3 * jsonMs : null,
 };
 
 const md = `# Interchange: export and import of ${REQUIREMENTS.toLocaleString("en")} requirements
@@ -245,17 +252,15 @@ Run ${summary.date} on Node ${summary.node} (1-minute load average ${summary.loa
 | JSON export (${summary.json_bytes_mb} MB) | ${summary.json_export_median_ms} | ≤ ${JSON_TARGET_MS} | ${summary.json_export_rss_growth_mb} | ${summary.json_pass ? "met" : "NOT met"} |
 | ReqIF export | ${reqifMs === undefined ? "—" : summary.reqif_export_median_ms} | ≤ ${REQIF_TARGET_MS} | ${summary.reqif_export_rss_growth_mb ?? "—"} | ${reqifRegistered ? (summary.reqif_pass ? "met" : "NOT met") : "not registered in this build"} |
 | baseline: bare SELECT + JSON.stringify | ${summary.baseline_select_median_ms} | | | |
-| JSON import (same file, ${summary.import_created} created) | ${summary.import_ms} | ≤ 3× export (${3 * summary.json_export_median_ms}) | ${summary.import_rss_growth_mb} | ${summary.import_pass ? "met" : "NOT met"} (${summary.import_over_export}×) |
+| JSON import (same file, ${summary.import_created ?? "—"} created) | ${summary.import_ms ?? "not run (--skip-import)"} | ≤ 3× export (${3 * summary.json_export_median_ms}) | ${summary.import_rss_growth_mb ?? "—"} | ${summary.import_pass === null ? "—" : summary.import_pass ? "met" : "NOT met"}${summary.import_over_export === null ? "" : ` (${summary.import_over_export}×)`} |
 
 Export / baseline: ${summary.export_over_baseline}×.
 `;
 console.log(md);
 mkdirSync(join(import.meta.dirname, "results"), { recursive: true });
-writeFileSync(
-  join(import.meta.dirname, "results", "interchange.json"),
-  `${JSON.stringify(summary, null, 2)}\n`,
-);
-writeFileSync(join(import.meta.dirname, "results", "interchange.md"), md);
+const stem = REQUIREMENTS === 100_000 ? "interchange" : `interchange-${REQUIREMENTS}`;
+writeFileSync(join(import.meta.dirname, "results", `${stem}.json`), `${JSON.stringify(summary, null, 2)}\n`);
+writeFileSync(join(import.meta.dirname, "results", `${stem}.md`), md);
 await new Promise((r) => server.close(r));
 await database.close();
 rmSync(dir, { recursive: true, force: true });

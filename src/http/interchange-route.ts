@@ -68,7 +68,12 @@ export function interchangeRoutes(deps: AppDeps & { audit?: AuditSink }): Hono<A
   const clock = deps.clock ?? (() => new Date());
   const audit = auditFor(deps);
   const route = new Hono<AppEnv>();
-  if (deps.rateLimiter) route.use("*", rateLimit({ limiter: deps.rateLimiter, logger: deps.logger }));
+  // Only these two paths: the routes are mounted at "/", and other routes count their own requests.
+  if (deps.rateLimiter) {
+    const limit = rateLimit({ limiter: deps.rateLimiter, logger: deps.logger });
+    route.use(EXPORT_PATH, limit);
+    route.use(IMPORT_PATH, limit);
+  }
 
   const callerOf = (c: Context<AppEnv>): InterchangeCaller => {
     const auth = c.get("auth");

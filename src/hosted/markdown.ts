@@ -2,6 +2,7 @@
 import {
   type AcceptanceCriterion,
   type Epic,
+  type InterchangeFields,
   PRIORITY_NAMES,
   type Relationship,
   type Requirement,
@@ -13,21 +14,35 @@ const priorityText = (p: number) => `${p} (${PRIORITY_NAMES[p] ?? "?"})`;
 const who = (name: string | null) => name ?? "—";
 const body = (text: string) => (text.trim() === "" ? "_No description._" : text.trim());
 
-function facts(lines: [string, string][]): string {
-  return lines.map(([k, v]) => `- ${k}: ${v}`).join("\n");
+function facts(lines: [string, string][], item?: InterchangeFields): string {
+  return [...lines, ...interchangeFacts(item)].map(([k, v]) => `- ${k}: ${v}`).join("\n");
+}
+
+/** External id and imported attributes, only when the item has them. */
+function interchangeFacts(item: InterchangeFields | undefined): [string, string][] {
+  if (!item) return [];
+  return [
+    ...(item.external_id !== undefined ? [["External id", item.external_id] as [string, string]] : []),
+    ...(item.attributes !== undefined
+      ? [["Attributes", JSON.stringify(item.attributes)] as [string, string]]
+      : []),
+  ];
 }
 
 export function epicMarkdown(e: Epic): string {
   return `# ${e.reference_id}: ${e.title}
 
-${facts([
-  ["Status", e.status],
-  ["Priority", priorityText(e.priority)],
-  ["Creator", who(e.creator_username)],
-  ["Assignee", who(e.assignee_username)],
-  ["Created", e.created_at],
-  ["Updated", e.updated_at],
-])}
+${facts(
+  [
+    ["Status", e.status],
+    ["Priority", priorityText(e.priority)],
+    ["Creator", who(e.creator_username)],
+    ["Assignee", who(e.assignee_username)],
+    ["Created", e.created_at],
+    ["Updated", e.updated_at],
+  ],
+  e,
+)}
 
 ${body(e.description)}
 `;
@@ -41,15 +56,18 @@ export function userStoryMarkdown(s: UserStory, criteria?: AcceptanceCriterion[]
       : `\n## Acceptance criteria\n\n${criteria.map(criterionLine).join("\n") || "_None yet._"}\n`;
   return `# ${s.reference_id}: ${s.title}
 
-${facts([
-  ["Epic", s.epic_id],
-  ["Status", s.status],
-  ["Priority", priorityText(s.priority)],
-  ["Creator", who(s.creator_username)],
-  ["Assignee", who(s.assignee_username)],
-  ["Created", s.created_at],
-  ["Updated", s.updated_at],
-])}
+${facts(
+  [
+    ["Epic", s.epic_id],
+    ["Status", s.status],
+    ["Priority", priorityText(s.priority)],
+    ["Creator", who(s.creator_username)],
+    ["Assignee", who(s.assignee_username)],
+    ["Created", s.created_at],
+    ["Updated", s.updated_at],
+  ],
+  s,
+)}
 
 ${body(s.description)}
 ${list}`;
@@ -74,17 +92,20 @@ export function requirementMarkdown(
     : "";
   return `# ${r.reference_id}: ${r.title}
 
-${facts([
-  ["User story", r.user_story_id],
-  ["Type", r.type_name],
-  ["Status", r.status],
-  ["Priority", priorityText(r.priority)],
-  ["Creator", who(r.creator_username)],
-  ["Assignee", who(r.assignee_username)],
-  ["Created", r.created_at],
-  ["Updated", r.updated_at],
-  ...(coverage === undefined ? [] : [["Coverage", coverage] as [string, string]]),
-])}
+${facts(
+  [
+    ["User story", r.user_story_id],
+    ["Type", r.type_name],
+    ["Status", r.status],
+    ["Priority", priorityText(r.priority)],
+    ["Creator", who(r.creator_username)],
+    ["Assignee", who(r.assignee_username)],
+    ["Created", r.created_at],
+    ["Updated", r.updated_at],
+    ...(coverage === undefined ? [] : [["Coverage", coverage] as [string, string]]),
+  ],
+  r,
+)}
 
 ${body(r.description)}
 ${links}`;
@@ -93,12 +114,15 @@ ${links}`;
 export function criterionMarkdown(c: AcceptanceCriterion): string {
   return `# ${c.reference_id}: ${c.title}
 
-${facts([
-  ["User story", c.user_story_id],
-  ["Creator", who(c.creator_username)],
-  ["Created", c.created_at],
-  ["Updated", c.updated_at],
-])}
+${facts(
+  [
+    ["User story", c.user_story_id],
+    ["Creator", who(c.creator_username)],
+    ["Created", c.created_at],
+    ["Updated", c.updated_at],
+  ],
+  c,
+)}
 
 ${body(c.description)}
 `;

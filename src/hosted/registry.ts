@@ -16,6 +16,7 @@ import { getEpicGraphTool } from "./epic-graph.tool.js";
 import { epicTools } from "./epics.tools.js";
 import { HOSTED_INSTRUCTIONS } from "./instructions.js";
 import { workspaceOverviewTool } from "./overview.tool.js";
+import { exportRequirementsTool, exportResource } from "./interchange.tools.js";
 import { hostedPrompts } from "./prompts.js";
 import { relationshipTools } from "./relationships.tools.js";
 import { requirementTools } from "./requirements.tools.js";
@@ -49,8 +50,9 @@ export const hostedRegistry: Registry<HostedContext> = {
     ...docsetTools,
     listAuditEventsTool,
     ...traceTools,
+    exportRequirementsTool,
   ],
-  resources: [...hostedResources, ...changeControlResources, ...docsetResources],
+  resources: [...hostedResources, ...changeControlResources, ...docsetResources, exportResource],
   prompts: [...hostedPrompts, reviewChangesPrompt],
   instructions: HOSTED_INSTRUCTIONS,
 };

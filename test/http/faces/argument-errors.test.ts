@@ -76,7 +76,7 @@ describe("unknown arguments", () => {
       {
         field: "zzz",
         message:
-          "Unknown argument `zzz`. Valid arguments: `title`, `description`, `priority`, `assignee`, `change_note`, `source`.",
+          "Unknown argument `zzz`. Valid arguments: `title`, `description`, `priority`, `assignee`, `external_id`, `change_note`, `source`.",
       },
     ]);
   });

@@ -67,16 +67,17 @@ export const DATATYPE_IDS = {
 export const PRIORITY_NAMES = ["Critical", "High", "Medium", "Low"] as const;
 
 /**
- * A name as a fragment of an xsd:ID: letters, digits, `_`, `.` and `-` stay; anything else becomes `_xHHHH_`,
- * so every name gets a different, stable identifier (`In Progress` → `In_x0020_Progress`).
+ * A name as a fragment of an xsd:ID: letters, digits, `_`, `.` and `-` stay; anything else becomes `_xHHHH_`
+ * (and so does a `_` before an `x`, so no two names share a fragment): `In Progress` → `In_x0020_Progress`,
+ * `depends_on` → `depends_on`.
  */
 export function idFragment(name: string): string {
   let out = "";
-  for (const ch of name) {
-    out += /[A-Za-z0-9.-]/.test(ch)
-      ? ch
-      : `_x${(ch.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, "0")}_`;
-  }
+  const chars = [...name];
+  chars.forEach((ch, i) => {
+    const keep = /[A-Za-z0-9.-]/.test(ch) || (ch === "_" && chars[i + 1] !== "x");
+    out += keep ? ch : `_x${(ch.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, "0")}_`;
+  });
   return out;
 }
 

@@ -1,6 +1,7 @@
 /**
- * Interchange document → ReqIF 1.2 XML, written as it goes: a generator of text chunks of about 64 KiB, so
- * the caller streams them out and no whole-file string is ever built (docs/interchange.md, "ReqIF").
+ * An export source → ReqIF 1.2 XML, written as it is read, in chunks of about 64 KiB: no whole-file string
+ * and no list of entities is ever built, only their identifiers for the hierarchy (docs/interchange.md,
+ * "ReqIF").
  *
  * Layout: one SPECIFICATION per epic whose hierarchy is epic object → user story objects → requirement and
  * acceptance-criterion objects; each kind has its own SPEC-OBJECT-TYPE; each relationship type a
@@ -8,8 +9,7 @@
  * same file but for the header's CREATION-TIME and LAST-CHANGE.
  */
 import { ENTITY_STATUSES, REQUIREMENT_STATUSES } from "../../domain.js";
-import { SEED_RELATIONSHIP_TYPES, SEED_REQUIREMENT_TYPES } from "../../seeds.js";
-import type { InterchangeDocument } from "../document.js";
+import type { ExportHeader, ExportSource, ExportWriter } from "../formats.js";
 import {
   attributeId,
   DATATYPE_IDS,
@@ -32,13 +32,6 @@ import {
   specificationId,
   XHTML_NAMESPACE,
 } from "./reqif-vocabulary.js";
-
-export interface ReqifWriteOptions {
-  /** CREATION-TIME, and LAST-CHANGE where an entity has no `updated_at`. */
-  now: string;
-  /** The header's TITLE. */
-  title?: string;
-}
 
 /** Characters XML 1.0 cannot carry, even as references; they are written as U+FFFD (JSON keeps them). */
 const NOT_XML = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
@@ -181,172 +174,176 @@ function hierarchyOpen(identifier: string, now: string): string {
   return `<SPEC-HIERARCHY IDENTIFIER="${xmlAttr(hierarchyId(identifier))}" LAST-CHANGE="${now}"><OBJECT><SPEC-OBJECT-REF>${xmlText(identifier)}</SPEC-OBJECT-REF></OBJECT>`;
 }
 
-/** Groups items by a parent key, keeping document order; holds indexes only. */
-function groupBy<T>(items: readonly T[], key: (t: T) => string): Map<string, number[]> {
-  const out = new Map<string, number[]>();
-  items.forEach((item, i) => {
-    const k = key(item);
-    const list = out.get(k);
-    if (list) list.push(i);
-    else out.set(k, [i]);
-  });
-  return out;
+/** Buffers the small strings of the export into chunks of about 64 KiB for `out`. */
+function chunkedWriter(out: ExportWriter) {
+  const chunker = new Chunker();
+  return {
+    async emit(s: string) {
+      const chunk = chunker.push(s);
+      if (chunk !== undefined) await out.write(chunk);
+    },
+    async end() {
+      const rest = chunker.flush();
+      if (rest !== "") await out.write(rest);
+    },
+  };
 }
 
-export function* writeReqif(doc: InterchangeDocument, options: ReqifWriteOptions): Generator<string> {
-  const now = options.now;
-  const out = new Chunker();
-  const emit = function* (s: string) {
-    const chunk = out.push(s);
-    if (chunk !== undefined) yield chunk;
-  };
+function headXml(header: ExportHeader, title: string): string {
+  const now = header.exported_at;
+  return [
+    `<?xml version="1.0" encoding="UTF-8"?>\n<REQ-IF xmlns="${REQIF_NAMESPACE}" xmlns:xhtml="${XHTML_NAMESPACE}">\n<THE-HEADER>\n<REQ-IF-HEADER IDENTIFIER="${HEADER_ID}">\n<CREATION-TIME>${now}</CREATION-TIME>\n<REQ-IF-TOOL-ID>reqlix</REQ-IF-TOOL-ID>\n<REQ-IF-VERSION>1.0</REQ-IF-VERSION>\n<SOURCE-TOOL-ID>reqlix</SOURCE-TOOL-ID>\n<TITLE>${xmlText(title)}</TITLE>\n</REQ-IF-HEADER>\n</THE-HEADER>\n<CORE-CONTENT>\n<REQ-IF-CONTENT>\n<DATATYPES>`,
+    `<DATATYPE-DEFINITION-STRING IDENTIFIER="${DATATYPE_IDS.string}" LAST-CHANGE="${now}" LONG-NAME="reqlix string" MAX-LENGTH="1000000"/>`,
+    `<DATATYPE-DEFINITION-XHTML IDENTIFIER="${DATATYPE_IDS.xhtml}" LAST-CHANGE="${now}" LONG-NAME="reqlix XHTML"/>`,
+    enumerationXml(
+      DATATYPE_IDS.workStatus,
+      "reqlix status",
+      ENTITY_STATUSES.map((name, i) => ({ name, key: i + 1 })),
+      now,
+    ),
+    enumerationXml(
+      DATATYPE_IDS.requirementStatus,
+      "reqlix requirement status",
+      REQUIREMENT_STATUSES.map((name, i) => ({ name, key: i + 1 })),
+      now,
+    ),
+    enumerationXml(
+      DATATYPE_IDS.priority,
+      "reqlix priority",
+      PRIORITY_NAMES.map((name, i) => ({ name, key: i + 1 })),
+      now,
+    ),
+    enumerationXml(
+      DATATYPE_IDS.requirementType,
+      "reqlix requirement type",
+      header.requirement_types.map((t, i) => ({ name: t.name, desc: t.description, key: i + 1 })),
+      now,
+    ),
+    "</DATATYPES>\n<SPEC-TYPES>",
+    ...OBJECT_KINDS.map(
+      (kind) =>
+        `<SPEC-OBJECT-TYPE IDENTIFIER="${objectTypeId(kind)}" LAST-CHANGE="${now}" LONG-NAME="${KIND_NAMES[kind]}">\n<SPEC-ATTRIBUTES>\n${KIND_FIELDS[
+          kind
+        ]
+          .map((f) => attributeDefinitionXml(kind, f, now))
+          .join("\n")}\n</SPEC-ATTRIBUTES>\n</SPEC-OBJECT-TYPE>`,
+    ),
+    `<SPECIFICATION-TYPE IDENTIFIER="${SPECIFICATION_TYPE_ID}" LAST-CHANGE="${now}" LONG-NAME="reqlix Epic specification"/>`,
+    ...header.relationship_types.map(
+      (t) =>
+        `<SPEC-RELATION-TYPE IDENTIFIER="${xmlAttr(relationTypeId(t.name))}" LAST-CHANGE="${now}" LONG-NAME="${xmlAttr(t.name)}"${t.description ? ` DESC="${xmlAttr(t.description)}"` : ""}/>`,
+    ),
+    "</SPEC-TYPES>\n<SPEC-OBJECTS>\n",
+  ].join("\n");
+}
 
-  // Every name a value refers to must be an ENUM-VALUE: the document's types plus any used but not listed.
-  const requirementTypes = new Map<string, string>();
-  for (const t of doc.requirement_types.length > 0 ? doc.requirement_types : SEED_REQUIREMENT_TYPES) {
-    requirementTypes.set(t.name, t.description);
-  }
-  for (const r of doc.requirements) if (!requirementTypes.has(r.type)) requirementTypes.set(r.type, "");
-  const relationTypes = new Map<string, string>();
-  for (const t of doc.relationship_types.length > 0 ? doc.relationship_types : SEED_RELATIONSHIP_TYPES) {
-    relationTypes.set(t.name, t.description);
-  }
-  for (const r of doc.relationships) if (!relationTypes.has(r.type)) relationTypes.set(r.type, "");
+/** What the SPECIFICATIONS section needs of an epic: identifiers only, never text. */
+interface EpicOutline {
+  id: string;
+  title: string;
+  updatedAt: string | undefined;
+  stories: { id: string; children: string[] }[];
+}
 
-  const title = options.title ?? (doc.workspace ? `reqlix export of ${doc.workspace.name}` : "reqlix export");
-  yield* emit(
-    `<?xml version="1.0" encoding="UTF-8"?>\n<REQ-IF xmlns="${REQIF_NAMESPACE}" xmlns:xhtml="${XHTML_NAMESPACE}">\n<THE-HEADER>\n<REQ-IF-HEADER IDENTIFIER="${HEADER_ID}">\n<CREATION-TIME>${now}</CREATION-TIME>\n<REQ-IF-TOOL-ID>reqlix</REQ-IF-TOOL-ID>\n<REQ-IF-VERSION>1.0</REQ-IF-VERSION>\n<SOURCE-TOOL-ID>reqlix</SOURCE-TOOL-ID>\n<TITLE>${xmlText(title)}</TITLE>\n</REQ-IF-HEADER>\n</THE-HEADER>\n<CORE-CONTENT>\n<REQ-IF-CONTENT>\n`,
-  );
-
-  yield* emit(
-    [
-      "<DATATYPES>",
-      `<DATATYPE-DEFINITION-STRING IDENTIFIER="${DATATYPE_IDS.string}" LAST-CHANGE="${now}" LONG-NAME="reqlix string" MAX-LENGTH="1000000"/>`,
-      `<DATATYPE-DEFINITION-XHTML IDENTIFIER="${DATATYPE_IDS.xhtml}" LAST-CHANGE="${now}" LONG-NAME="reqlix XHTML"/>`,
-      enumerationXml(
-        DATATYPE_IDS.workStatus,
-        "reqlix status",
-        ENTITY_STATUSES.map((name, i) => ({ name, key: i + 1 })),
-        now,
-      ),
-      enumerationXml(
-        DATATYPE_IDS.requirementStatus,
-        "reqlix requirement status",
-        REQUIREMENT_STATUSES.map((name, i) => ({ name, key: i + 1 })),
-        now,
-      ),
-      enumerationXml(
-        DATATYPE_IDS.priority,
-        "reqlix priority",
-        PRIORITY_NAMES.map((name, i) => ({ name, key: i + 1 })),
-        now,
-      ),
-      enumerationXml(
-        DATATYPE_IDS.requirementType,
-        "reqlix requirement type",
-        [...requirementTypes].map(([name, desc], i) => ({ name, desc, key: i + 1 })),
-        now,
-      ),
-      "</DATATYPES>\n<SPEC-TYPES>",
-      ...OBJECT_KINDS.map(
-        (kind) =>
-          `<SPEC-OBJECT-TYPE IDENTIFIER="${objectTypeId(kind)}" LAST-CHANGE="${now}" LONG-NAME="${KIND_NAMES[kind]}">\n<SPEC-ATTRIBUTES>\n${KIND_FIELDS[
-            kind
-          ]
-            .map((f) => attributeDefinitionXml(kind, f, now))
-            .join("\n")}\n</SPEC-ATTRIBUTES>\n</SPEC-OBJECT-TYPE>`,
-      ),
-      `<SPECIFICATION-TYPE IDENTIFIER="${SPECIFICATION_TYPE_ID}" LAST-CHANGE="${now}" LONG-NAME="reqlix Epic specification"/>`,
-      ...[...relationTypes].map(
-        ([name, desc]) =>
-          `<SPEC-RELATION-TYPE IDENTIFIER="${xmlAttr(relationTypeId(name))}" LAST-CHANGE="${now}" LONG-NAME="${xmlAttr(name)}"${desc ? ` DESC="${xmlAttr(desc)}"` : ""}/>`,
-      ),
-      "</SPEC-TYPES>\n<SPEC-OBJECTS>\n",
-    ].join("\n"),
-  );
+/**
+ * Writes `source` as ReqIF 1.2 to `out`. Objects are written as they are read (epic, its stories, each
+ * story's requirements and criteria); only identifiers are kept for the hierarchy written at the end.
+ * Relationships are written when both ends are in the export (an epic's export keeps the links inside it).
+ */
+export async function exportReqif(source: ExportSource, out: ExportWriter): Promise<void> {
+  const header = source.header;
+  const now = header.exported_at;
+  const w = chunkedWriter(out);
+  const title =
+    header.scope.kind === "epic"
+      ? `reqlix export of ${header.scope.epic} from ${header.workspace.name}`
+      : `reqlix export of ${header.workspace.name}`;
+  await w.emit(headXml(header, title));
 
   const priority = (p: number) => enumId.priority(PRIORITY_NAMES[p - 1] ?? "Medium");
-  for (const e of doc.epics) {
-    yield* emit(
-      objectXml("epic", e, { status: enumId.workStatus(e.status), priority: priority(e.priority) }, now),
-    );
-  }
-  for (const s of doc.user_stories) {
-    yield* emit(
+  const outline: EpicOutline[] = [];
+  const written = new Set<string>();
+  for await (const epic of source.epics()) {
+    const epicRef = epic.reference_id ?? "";
+    await w.emit(
       objectXml(
-        "user-story",
-        s,
-        { status: enumId.workStatus(s.status), priority: priority(s.priority) },
+        "epic",
+        epic,
+        { status: enumId.workStatus(epic.status), priority: priority(epic.priority) },
         now,
       ),
     );
-  }
-  for (const r of doc.requirements) {
-    const values = {
-      status: enumId.requirementStatus(r.status),
-      priority: priority(r.priority),
-      type: enumId.requirementType(r.type),
+    const entry: EpicOutline = {
+      id: identifierOf(epic),
+      title: epic.title,
+      updatedAt: epic.updated_at,
+      stories: [],
     };
-    yield* emit(objectXml("requirement", r, values, now));
+    outline.push(entry);
+    for await (const story of source.userStoriesOf(epicRef)) {
+      const storyRef = story.reference_id ?? "";
+      await w.emit(
+        objectXml(
+          "user-story",
+          story,
+          { status: enumId.workStatus(story.status), priority: priority(story.priority) },
+          now,
+        ),
+      );
+      const children: string[] = [];
+      for await (const r of source.requirementsOf(storyRef)) {
+        const values = {
+          status: enumId.requirementStatus(r.status),
+          priority: priority(r.priority),
+          type: enumId.requirementType(r.type),
+        };
+        await w.emit(objectXml("requirement", r, values, now));
+        children.push(identifierOf(r));
+        if (r.reference_id) written.add(r.reference_id);
+      }
+      for await (const c of source.criteriaOf(storyRef)) {
+        await w.emit(objectXml("acceptance-criterion", c, {}, now));
+        children.push(identifierOf(c));
+      }
+      entry.stories.push({ id: identifierOf(story), children });
+    }
   }
-  for (const c of doc.acceptance_criteria) yield* emit(objectXml("acceptance-criterion", c, {}, now));
-  yield* emit("</SPEC-OBJECTS>\n<SPEC-RELATIONS>\n");
+  await w.emit("</SPEC-OBJECTS>\n<SPEC-RELATIONS>\n");
 
-  // Parents and relationship ends name reference ids, or external ids of items without one.
-  const keys = (e: Entity) => [e.reference_id, e.external_id].filter((k): k is string => !!k);
-  const epicIds = new Map<string, string>();
-  for (const e of doc.epics) for (const k of keys(e)) epicIds.set(k, identifierOf(e));
-  const storyIds = new Map<string, string>();
-  for (const s of doc.user_stories) for (const k of keys(s)) storyIds.set(k, identifierOf(s));
-  const requirementIds = new Map<string, string>();
-  for (const r of doc.requirements) for (const k of keys(r)) requirementIds.set(k, identifierOf(r));
-  const endId = (end: string) => requirementIds.get(end) ?? entityId(end);
-  for (const rel of doc.relationships) {
-    const source = endId(rel.source);
-    const target = endId(rel.target);
-    yield* emit(
-      `<SPEC-RELATION IDENTIFIER="${xmlAttr(relationId(source, rel.type, target))}" LAST-CHANGE="${rel.created_at ?? now}"><SOURCE><SPEC-OBJECT-REF>${xmlText(
+  for await (const rel of source.relationships()) {
+    if (!written.has(rel.source) || !written.has(rel.target)) continue;
+    const source = entityId(rel.source);
+    const target = entityId(rel.target);
+    await w.emit(
+      `<SPEC-RELATION IDENTIFIER="${xmlAttr(relationId(rel.source, rel.type, rel.target))}" LAST-CHANGE="${rel.created_at ?? now}"><SOURCE><SPEC-OBJECT-REF>${xmlText(
         source,
       )}</SPEC-OBJECT-REF></SOURCE><TARGET><SPEC-OBJECT-REF>${xmlText(target)}</SPEC-OBJECT-REF></TARGET><TYPE><SPEC-RELATION-TYPE-REF>${xmlText(
         relationTypeId(rel.type),
       )}</SPEC-RELATION-TYPE-REF></TYPE></SPEC-RELATION>\n`,
     );
   }
-  yield* emit("</SPEC-RELATIONS>\n<SPECIFICATIONS>\n");
-
-  const storiesByEpic = groupBy(doc.user_stories, (s) => epicIds.get(s.epic) ?? s.epic);
-  const requirementsByStory = groupBy(doc.requirements, (r) => storyIds.get(r.user_story) ?? r.user_story);
-  const criteriaByStory = groupBy(doc.acceptance_criteria, (c) => storyIds.get(c.user_story) ?? c.user_story);
+  await w.emit("</SPEC-RELATIONS>\n<SPECIFICATIONS>\n");
 
   const leaf = (id: string) => `${hierarchyOpen(id, now)}</SPEC-HIERARCHY>\n`;
-  for (const epic of doc.epics) {
-    const id = identifierOf(epic);
-    yield* emit(
-      `<SPECIFICATION IDENTIFIER="${xmlAttr(specificationId(id))}" LAST-CHANGE="${epic.updated_at ?? now}" LONG-NAME="${xmlAttr(
+  for (const epic of outline) {
+    await w.emit(
+      `<SPECIFICATION IDENTIFIER="${xmlAttr(specificationId(epic.id))}" LAST-CHANGE="${epic.updatedAt ?? now}" LONG-NAME="${xmlAttr(
         epic.title,
-      )}">\n<TYPE><SPECIFICATION-TYPE-REF>${SPECIFICATION_TYPE_ID}</SPECIFICATION-TYPE-REF></TYPE>\n<CHILDREN>\n${hierarchyOpen(id, now)}\n`,
+      )}">\n<TYPE><SPECIFICATION-TYPE-REF>${SPECIFICATION_TYPE_ID}</SPECIFICATION-TYPE-REF></TYPE>\n<CHILDREN>\n${hierarchyOpen(epic.id, now)}\n`,
     );
-    const stories = storiesByEpic.get(id) ?? [];
-    if (stories.length > 0) yield* emit("<CHILDREN>\n");
-    for (const si of stories) {
-      const story = doc.user_stories[si];
-      if (!story) continue;
-      const sid = identifierOf(story);
-      const inner = [
-        ...(requirementsByStory.get(sid) ?? []).map((i) => doc.requirements[i]),
-        ...(criteriaByStory.get(sid) ?? []).map((i) => doc.acceptance_criteria[i]),
-      ].flatMap((e) => (e ? [identifierOf(e)] : []));
-      if (inner.length === 0) {
-        yield* emit(leaf(sid));
+    if (epic.stories.length > 0) await w.emit("<CHILDREN>\n");
+    for (const story of epic.stories) {
+      if (story.children.length === 0) {
+        await w.emit(leaf(story.id));
         continue;
       }
-      yield* emit(`${hierarchyOpen(sid, now)}\n<CHILDREN>\n`);
-      for (const r of inner) yield* emit(leaf(r));
-      yield* emit("</CHILDREN>\n</SPEC-HIERARCHY>\n");
+      await w.emit(`${hierarchyOpen(story.id, now)}\n<CHILDREN>\n`);
+      for (const child of story.children) await w.emit(leaf(child));
+      await w.emit("</CHILDREN>\n</SPEC-HIERARCHY>\n");
     }
-    if (stories.length > 0) yield* emit("</CHILDREN>\n");
-    yield* emit("</SPEC-HIERARCHY>\n</CHILDREN>\n</SPECIFICATION>\n");
+    if (epic.stories.length > 0) await w.emit("</CHILDREN>\n");
+    await w.emit("</SPEC-HIERARCHY>\n</CHILDREN>\n</SPECIFICATION>\n");
   }
-  yield* emit("</SPECIFICATIONS>\n</REQ-IF-CONTENT>\n</CORE-CONTENT>\n</REQ-IF>\n");
-  yield out.flush();
+  await w.emit("</SPECIFICATIONS>\n</REQ-IF-CONTENT>\n</CORE-CONTENT>\n</REQ-IF>\n");
+  await w.end();
 }

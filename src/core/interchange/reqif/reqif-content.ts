@@ -4,6 +4,8 @@
  * object's place in the hierarchy, and so its kind, known.
  */
 
+import type { PreparedObject } from "./reqif-fields.js";
+
 /** A value of one attribute of a spec object, relation or specification. */
 export interface RawValue {
   /** IDENTIFIER of the ATTRIBUTE-DEFINITION-… it is a value of. */
@@ -20,13 +22,13 @@ export interface RawValue {
 }
 
 export interface XhtmlValue {
-  /** The content of THE-VALUE, re-serialized (namespace declarations kept). */
+  /** The content of THE-VALUE, re-serialized (namespace declarations kept); "" when `plain`. */
   xml: string;
   /** A plain-text rendering: block elements become lines, `br` a line break. */
   text: string;
   /**
    * Exactly the text when the value is one `xhtml:div` holding only text and `br` elements (the form the
-   * reqlix writer uses); then `text` is exact and `xml` carries nothing more.
+   * reqlix writer uses); then `text` is exact and the markup, which adds nothing, is not kept.
    */
   plain: boolean;
 }
@@ -105,7 +107,8 @@ export interface ReqifContent {
   enumValues: Map<string, RawEnumValue>;
   attributeDefinitions: Map<string, RawAttributeDefinition>;
   specTypes: Map<string, RawSpecType>;
-  objects: Map<string, RawObject>;
+  /** Spec objects, prepared as each is read (`prepareObject`): their raw values are not kept. */
+  objects: Map<string, PreparedObject>;
   relations: RawRelation[];
   specifications: RawSpecification[];
 }

@@ -17,8 +17,9 @@ import {
   type RawValue,
   type ReqifContent,
 } from "./reqif-content.js";
+import { prepareObject } from "./reqif-fields.js";
 import { XhtmlCollector } from "./xhtml-collector.js";
-import { readXmlStream, type XmlElement, type XmlHandler } from "./xml-stream.js";
+import { own, readXmlStream, type XmlElement, type XmlHandler } from "./xml-stream.js";
 
 const DATATYPE = /^DATATYPE-DEFINITION-([A-Z]+)$/;
 const DATATYPE_REF = /^DATATYPE-DEFINITION-[A-Z]+-REF$/;
@@ -52,6 +53,7 @@ class ReqifHandler implements XmlHandler {
   private specType: RawSpecType | undefined;
   private definition: RawAttributeDefinition | undefined;
   private owner: Owner | undefined;
+  private object: RawObject | undefined;
   private relation: RawRelation | undefined;
   private specification: RawSpecification | undefined;
   private value: RawValue | undefined;
@@ -144,7 +146,7 @@ class ReqifHandler implements XmlHandler {
     if (name === "SPEC-OBJECT" && parent === "SPEC-OBJECTS") {
       need("SPEC-OBJECT");
       this.owner = { ...identified(), values: [] };
-      this.content.objects.set(this.owner.id, this.owner);
+      this.object = this.owner;
       return;
     }
     if (name === "SPEC-RELATION" && parent === "SPEC-RELATIONS") {
@@ -243,7 +245,7 @@ class ReqifHandler implements XmlHandler {
       return;
     }
     if (this.capture && this.capture.depth === this.stack.length) {
-      this.capture.done(this.capture.text.trim());
+      this.capture.done(own(this.capture.text.trim()));
       this.capture = undefined;
     }
     this.stack.pop();
@@ -255,6 +257,10 @@ class ReqifHandler implements XmlHandler {
     else if (ATTRIBUTE_VALUE.test(name)) this.value = undefined;
     else if (name === "SPEC-HIERARCHY") this.nodes.pop();
     else if (name === "SPEC-OBJECT" || name === "SPEC-RELATION" || name === "SPECIFICATION") {
+      if (name === "SPEC-OBJECT" && this.object) {
+        this.content.objects.set(this.object.id, prepareObject(this.object, this.content));
+        this.object = undefined;
+      }
       this.owner = undefined;
       this.relation = undefined;
       this.specification = undefined;

@@ -25,7 +25,7 @@ import {
   validateDocument,
 } from "../document.js";
 import type { RawNode, RawObject, RawSpecification, ReqifContent } from "./reqif-content.js";
-import { fieldsOf } from "./reqif-fields.js";
+import { fieldsOf, type PreparedObject, prepareObject } from "./reqif-fields.js";
 import { parseReqif } from "./reqif-parse.js";
 import { DATATYPE_IDS, entityId, type ObjectKind, ownKind, PRIORITY_NAMES } from "./reqif-vocabulary.js";
 
@@ -154,62 +154,10 @@ export function reqifToDocument(
     return key;
   };
 
-  const titleFrom = (
-    raw: string | undefined,
-    object: { id: string; longName?: string },
-    text: string,
-    attrs: Attributes,
-  ) => {
-    let title = (raw ?? "").trim() || (object.longName ?? "").trim();
-    if (!title)
-      title =
-        text
-          .split("\n")
-          .find((l) => l.trim() !== "")
-          ?.trim() ?? "";
-    if (!title) title = object.id;
-    if (title.length > TITLE_MAX) {
-      attrs["ReqIF.title"] = title;
-      title = `${title.slice(0, TITLE_MAX - 1).trimEnd()}…`;
-    }
-    return title;
-  };
-
-  /** The fields every entity has, from a spec object. */
-  const common = (object: RawObject, own: boolean) => {
-    const { fields, attributes } = fieldsOf(object, content, own);
-    let attrs: Attributes = attributes;
-    if (own && fields.attributes) {
-      try {
-        attrs = { ...(JSON.parse(fields.attributes) as Attributes), ...attributes };
-      } catch {
-        attrs["reqlix.Attributes"] = fields.attributes;
-      }
-    }
-    const description = fields.text ?? "";
-    const title = titleFrom(fields.title, object, description, attrs);
-    if (!own) {
-      if (object.longName !== undefined && object.longName !== title && !("ReqIF.title" in attrs)) {
-        attrs["ReqIF.LONG-NAME"] = object.longName;
-      }
-      if (object.desc !== undefined) attrs["ReqIF.DESC"] = object.desc;
-      if (object.lastChange !== undefined) attrs["ReqIF.LAST-CHANGE"] = object.lastChange;
-      const type = object.type ? content.specTypes.get(object.type) : undefined;
-      if (type) attrs["ReqIF.type"] = type.longName ?? type.id;
-    }
-    const reference = own ? fields["reference-id"] : undefined;
-    // reqlix's own objects carry their external id as a value; the IDENTIFIER is derived, not an id elsewhere.
-    const external = own
-      ? (fields["external-id"] ?? (reference && object.id === entityId(reference) ? undefined : object.id))
-      : object.id;
-    return {
-      ...(reference ? { reference_id: reference } : {}),
-      ...(external ? { external_id: external } : {}),
-      ...(Object.keys(attrs).length > 0 ? { attributes: attrs } : {}),
-      title,
-      description,
-      fields,
-    };
+  /** The fields every entity has, from a prepared object (fields apart). */
+  const common = (object: PreparedObject) => {
+    const { id: _id, type: _type, kind: _kind, ...c } = object;
+    return c;
   };
 
   const addEpic = (
@@ -223,9 +171,9 @@ export function reqifToDocument(
     return key;
   };
 
-  const epicFromObject = (object: RawObject, own: boolean) =>
+  const epicFromObject = (object: PreparedObject, own: boolean) =>
     addEpic(object.id, () => {
-      const { fields, ...c } = common(object, own);
+      const { fields, ...c } = common(object);
       const status = pickEnum(fields.status, ENTITY_STATUSES);
       const priority = pickPriority(fields.priority);
       if (!own) keepUnmapped(c, fields, status, priority);
@@ -234,7 +182,7 @@ export function reqifToDocument(
 
   const epicFromSpecification = (spec: RawSpecification) =>
     addEpic(`spec:${spec.id}`, () => {
-      const { fields, ...c } = common(spec, false);
+      const { fields, ...c } = common(prepareObject(spec, content));
       return {
         ...c,
         title: c.title === spec.id && spec.longName ? spec.longName : c.title,
@@ -315,7 +263,9 @@ export function reqifToDocument(
         continue;
       }
       placed.add(object.id);
-      const own = ownKind(object.type);
+      // Once mapped, the raw object is dropped, so the file's content is held once, not twice.
+      content.objects.delete(object.id);
+      const own = object.kind;
       const hasChildren = node.children.length > 0;
       let kind: Kind;
       if (own) kind = own;
@@ -329,7 +279,7 @@ export function reqifToDocument(
         push({ epic: key });
       } else if (kind === "user-story") {
         const epicKey = f.epic ?? f.specEpic();
-        const { fields, ...c } = common(object, !!own);
+        const { fields, ...c } = common(object);
         const status = pickEnum(fields.status, ENTITY_STATUSES);
         const priority = pickPriority(fields.priority);
         if (!own) keepUnmapped(c, fields, status, priority);
@@ -343,14 +293,14 @@ export function reqifToDocument(
         push({ epic: epicKey, story: keyOf.get(object.id) as string });
       } else if (kind === "acceptance-criterion") {
         const storyKey = f.story ?? itemsStory(f.epic ?? f.specEpic(), titleOfEpic(f.epic ?? f.specEpic()));
-        const { fields: _fields, ...c } = common(object, true);
+        const { fields: _fields, ...c } = common(object);
         doc.acceptance_criteria.push({ ...c, user_story: storyKey });
         remember(object.id, kind, doc.acceptance_criteria[doc.acceptance_criteria.length - 1]);
         push(inherited);
       } else {
         const epicKey = f.epic ?? f.specEpic();
         const storyKey = f.story ?? itemsStory(epicKey, titleOfEpic(epicKey));
-        const { fields, ...c } = common(object, !!own);
+        const { fields, ...c } = common(object);
         const status = pickEnum(fields.status, REQUIREMENT_STATUSES);
         const priority = pickPriority(fields.priority);
         const type = fields.type !== undefined ? knownTypes.get(fields.type.trim().toLowerCase()) : undefined;
@@ -380,8 +330,7 @@ export function reqifToDocument(
 
   // Objects outside every specification still arrive: as requirements of one story for the file.
   for (const object of content.objects.values()) {
-    if (placed.has(object.id)) continue;
-    const own = ownKind(object.type);
+    const own = object.kind;
     if (own === "epic" || own === "user-story") {
       problems.push({ message: `SPEC-OBJECT "${object.id}" (${own}) is not placed in any SPECIFICATION` });
       continue;
@@ -394,7 +343,7 @@ export function reqifToDocument(
       }));
     synthetic.set("reqif#unplaced", epicKey);
     const storyKey = itemsStory(epicKey, "ReqIF objects outside any specification");
-    const { fields, ...c } = common(object, !!own);
+    const { fields, ...c } = common(object);
     if (own === "acceptance-criterion") doc.acceptance_criteria.push({ ...c, user_story: storyKey });
     else {
       const type = fields.type !== undefined ? knownTypes.get(fields.type.trim().toLowerCase()) : undefined;

@@ -3,7 +3,7 @@
  * (so rich text is kept as it came) and rendered as plain text (so it can be a description).
  */
 import type { XhtmlValue } from "./reqif-content.js";
-import type { XmlElement } from "./xml-stream.js";
+import { own, type XmlElement } from "./xml-stream.js";
 
 export const XHTML_NS = "http://www.w3.org/1999/xhtml";
 
@@ -104,8 +104,8 @@ export class XhtmlCollector {
 
   finish(): XhtmlValue {
     if (this.plain && this.topElements === 1) {
-      const text = this.exact.join("");
-      return { xml: this.xml.join(""), text, plain: true };
+      // The markup adds nothing to the text: only the text is kept.
+      return { xml: "", text: own(this.exact.join("")), plain: true };
     }
     const text = this.rendered
       .join("")
@@ -114,7 +114,7 @@ export class XhtmlCollector {
       .join("\n")
       .replace(/\n{3,}/g, "\n\n")
       .trim();
-    return { xml: this.xml.join("").trim(), text, plain: false };
+    return { xml: own(this.xml.join("").trim()), text: own(text), plain: false };
   }
 
   private serializeOpen(e: XmlElement): void {

@@ -5,8 +5,9 @@
 import { DomainError } from "../errors.js";
 import type { InterchangeFormat } from "./formats.js";
 import { jsonFormat } from "./json-format.js";
+import { reqifFormat } from "./reqif/reqif-format.js";
 
-export const INTERCHANGE_FORMATS: readonly InterchangeFormat[] = [jsonFormat];
+export const INTERCHANGE_FORMATS: readonly InterchangeFormat[] = [jsonFormat, reqifFormat];
 
 /** Every format name the issue defines, registered in this build or not (ReqIF arrives separately). */
 export const KNOWN_FORMAT_NAMES = ["json", "csv", "markdown", "reqif"] as const;

@@ -45,6 +45,11 @@ describe("npm run build:worker", () => {
     expect(inputs.filter((i) => /zod\/v4\/locales\//.test(i))).toEqual(["node_modules/zod/v4/locales/en.js"]);
     expect(inputs.filter((i) => /hrana-client\/lib-esm\/ws\//.test(i))).toEqual([]);
     expect(inputs).toContain("src/worker-stubs/ajv.ts");
+    // ReqIF (saxes and its converters) is served by the Node server only: its entry is a stub here.
+    expect(
+      inputs.filter((i) => /node_modules\/(saxes|xmlchars)\/|src\/core\/interchange\/reqif\//.test(i)),
+    ).toEqual([]);
+    expect(inputs).toContain("src/worker-stubs/reqif-entry.ts");
   }, 200_000);
 
   it("fails with the size, the budget and the largest parts when the bundle is over its budget", () => {

@@ -5,9 +5,10 @@
 import { DomainError } from "../errors.js";
 import type { InterchangeFormat } from "./formats.js";
 import { jsonFormat } from "./json-format.js";
-import { reqifFormat } from "./reqif/reqif-format.js";
+import { reqifFormats } from "./reqif/reqif-entry.js";
 
-export const INTERCHANGE_FORMATS: readonly InterchangeFormat[] = [jsonFormat, reqifFormat];
+// ReqIF comes through its own entry module, which the Worker build swaps for none (wrangler.toml [alias]).
+export const INTERCHANGE_FORMATS: readonly InterchangeFormat[] = [jsonFormat, ...reqifFormats];
 
 /** Every format name the issue defines, registered in this build or not (ReqIF arrives separately). */
 export const KNOWN_FORMAT_NAMES = ["json", "csv", "markdown", "reqif"] as const;

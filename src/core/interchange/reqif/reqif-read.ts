@@ -18,16 +18,14 @@ import { ENTITY_STATUSES, REQUIREMENT_STATUSES } from "../../domain.js";
 import { SEED_RELATIONSHIP_TYPES, SEED_REQUIREMENT_TYPES } from "../../seeds.js";
 import {
   type Attributes,
-  DocumentError,
-  type DocumentProblem,
   type InterchangeDocument,
   type InterchangeDocumentInput,
   validateDocument,
 } from "../document.js";
-import type { RawNode, RawObject, RawSpecification, ReqifContent } from "./reqif-content.js";
+import type { RawNode, RawSpecification, ReqifContent } from "./reqif-content.js";
 import { fieldsOf, type PreparedObject, prepareObject } from "./reqif-fields.js";
 import { parseReqif } from "./reqif-parse.js";
-import { DATATYPE_IDS, entityId, type ObjectKind, ownKind, PRIORITY_NAMES } from "./reqif-vocabulary.js";
+import { DATATYPE_IDS, type ObjectKind, PRIORITY_NAMES } from "./reqif-vocabulary.js";
 
 export interface ReqifReadOptions {
   /** Depth of epics in the hierarchy (0: the SPECIFICATION is the epic); "auto" by default. */
@@ -114,7 +112,6 @@ export function reqifToDocument(
   content: ReqifContent,
   options: ReqifReadOptions = {},
 ): InterchangeDocumentInput {
-  const problems: DocumentProblem[] = [];
   const doc: Doc = {
     format: "reqlix-export",
     version: 1,
@@ -328,29 +325,61 @@ export function reqifToDocument(
     }
   }
 
-  // Objects outside every specification still arrive: as requirements of one story for the file.
+  // Objects outside every specification still arrive: in an epic and a story made for them.
+  const unplacedEpic = () => {
+    const known = synthetic.get("reqif#unplaced");
+    if (known) return known;
+    const key = addEpic("reqif#unplaced", () => ({
+      external_id: "reqif#unplaced",
+      title: "ReqIF objects outside any specification",
+    }));
+    synthetic.set("reqif#unplaced", key);
+    return key;
+  };
   for (const object of content.objects.values()) {
     const own = object.kind;
-    if (own === "epic" || own === "user-story") {
-      problems.push({ message: `SPEC-OBJECT "${object.id}" (${own}) is not placed in any SPECIFICATION` });
+    if (own === "epic") {
+      epicFromObject(object, true);
       continue;
     }
-    const epicKey =
-      synthetic.get("reqif#unplaced") ??
-      addEpic("reqif#unplaced", () => ({
-        external_id: "reqif#unplaced",
-        title: "ReqIF objects outside any specification",
-      }));
-    synthetic.set("reqif#unplaced", epicKey);
-    const storyKey = itemsStory(epicKey, "ReqIF objects outside any specification");
     const { fields, ...c } = common(object);
-    if (own === "acceptance-criterion") doc.acceptance_criteria.push({ ...c, user_story: storyKey });
-    else {
-      const type = fields.type !== undefined ? knownTypes.get(fields.type.trim().toLowerCase()) : undefined;
-      doc.requirements.push({ ...c, user_story: storyKey, type: type ?? defaultType });
+    const epicKey = unplacedEpic();
+    if (own === "user-story") {
+      const status = pickEnum(fields.status, ENTITY_STATUSES);
+      const priority = pickPriority(fields.priority);
+      doc.user_stories.push({
+        ...c,
+        epic: epicKey,
+        ...(status ? { status } : {}),
+        ...(priority ? { priority } : {}),
+      });
+      remember(object.id, own, doc.user_stories[doc.user_stories.length - 1]);
+      continue;
     }
-    const list = own === "acceptance-criterion" ? doc.acceptance_criteria : doc.requirements;
-    remember(object.id, own ?? "requirement", list[list.length - 1]);
+    const storyKey = itemsStory(epicKey, "ReqIF objects outside any specification");
+    if (own === "acceptance-criterion") {
+      doc.acceptance_criteria.push({ ...c, user_story: storyKey });
+      remember(object.id, own, doc.acceptance_criteria[doc.acceptance_criteria.length - 1]);
+      continue;
+    }
+    const status = pickEnum(fields.status, REQUIREMENT_STATUSES);
+    const priority = pickPriority(fields.priority);
+    const type = fields.type !== undefined ? knownTypes.get(fields.type.trim().toLowerCase()) : undefined;
+    if (!own) {
+      keepUnmapped(c, fields, status, priority);
+      if (fields.type !== undefined && !type) {
+        c.attributes ??= {};
+        c.attributes.Type ??= fields.type;
+      }
+    }
+    doc.requirements.push({
+      ...c,
+      user_story: storyKey,
+      type: type ?? defaultType,
+      ...(status ? { status } : {}),
+      ...(priority ? { priority } : {}),
+    });
+    remember(object.id, "requirement", doc.requirements[doc.requirements.length - 1]);
   }
 
   // Relationships join requirements; any other relation is kept on the object it starts from.
@@ -395,12 +424,5 @@ export function reqifToDocument(
     }
   }
 
-  if (problems.length > 0) {
-    const first = problems[0]?.message ?? "";
-    throw new DocumentError(
-      `${options.label ?? "The ReqIF file"} cannot be imported: ${first}${problems.length > 1 ? ` (and ${problems.length - 1} more problems)` : ""}.`,
-      problems.slice(0, 50),
-    );
-  }
   return doc;
 }

@@ -66,6 +66,12 @@ const post = (path: string, body: string, headers: Record<string, string> = {}) 
     headers: { authorization: `Bearer ${editorB}`, "content-type": "application/xml", ...headers },
     body,
   });
+interface ErrorBody {
+  error: { code: string; message: string; line?: number; column?: number };
+}
+interface Report {
+  counts: Record<string, number>;
+}
 const snapshotB = async () => {
   const { audit_events: _a, tokens: _t, ...rest } = await workspaceSnapshot(t.database.client, workspaceB);
   return rest;
@@ -120,7 +126,7 @@ describe("ReqIF over /api/v1/export and /api/v1/import", () => {
     ]);
 
     const afterFirst = await snapshotB();
-    const again = await (await post("/api/v1/import?format=reqif&dry_run=false", file)).json();
+    const again = (await (await post("/api/v1/import?format=reqif&dry_run=false", file)).json()) as Report;
     expect(again.counts).toMatchObject({ create: 0, update: 0, errors: 0 });
     expect(await snapshotB()).toEqual(afterFirst);
   });
@@ -135,7 +141,7 @@ describe("ReqIF over /api/v1/export and /api/v1/import", () => {
       .replace("Rule 2", "&x;");
     const res = await post("/api/v1/import?format=reqif&dry_run=false", xxe);
     expect(res.status).toBe(400);
-    const body = await res.json();
+    const body = (await res.json()) as ErrorBody;
     expect(body.error).toMatchObject({ code: "invalid_input", line: 2 });
     expect(body.error.message).toContain("a DOCTYPE declaration is not accepted");
     expect(JSON.stringify(body)).not.toContain("root:");
@@ -150,7 +156,7 @@ describe("ReqIF over /api/v1/export and /api/v1/import", () => {
     const bomb = `<?xml version="1.0"?><!DOCTYPE REQ-IF [${entities}]><REQ-IF><THE-HEADER><REQ-IF-HEADER IDENTIFIER="h"><TITLE>&a9;</TITLE></REQ-IF-HEADER></THE-HEADER></REQ-IF>`;
     const res = await post("/api/v1/import?format=reqif&dry_run=false", bomb);
     expect(res.status).toBe(400);
-    const body = await res.json();
+    const body = (await res.json()) as ErrorBody;
     expect(body.error).toMatchObject({ code: "invalid_input", line: 1 });
     expect(body.error.message).toContain("entity expansion bombs");
     expect(await snapshotB()).toEqual(before);
@@ -163,7 +169,7 @@ describe("ReqIF over /api/v1/export and /api/v1/import", () => {
     const line = broken.slice(0, broken.indexOf("</SPEC-OBJECT>\n<SPEC-RELATIONS>")).split("\n").length;
     const res = await post("/api/v1/import?format=reqif&dry_run=false", broken);
     expect(res.status).toBe(400);
-    const body = await res.json();
+    const body = (await res.json()) as ErrorBody;
     expect(body.error).toMatchObject({ code: "invalid_input", line, column: 14 });
     expect(body.error.message).toContain(`is not valid XML at line ${line}, column 14: unexpected close tag`);
     expect(await snapshotB()).toEqual(before);

@@ -3,7 +3,9 @@
  * libSQL file: export streams ReqIF; import into another workspace (dry run, apply, apply again = nothing
  * created); XXE, entity bombs and malformed XML get 400 with line and column and write nothing.
  */
+import { readFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
+import { resolve } from "node:path";
 import { serve } from "@hono/node-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, type TestApp } from "../helpers/app.js";
@@ -173,5 +175,27 @@ describe("ReqIF over /api/v1/export and /api/v1/import", () => {
     expect(body.error).toMatchObject({ code: "invalid_input", line, column: 14 });
     expect(body.error.message).toContain(`is not valid XML at line ${line}, column 14: unexpected close tag`);
     expect(await snapshotB()).toEqual(before);
+  });
+
+  it("epic_depth sets the hierarchy rule's epic depth; a bad one is 400", async () => {
+    const sample = readFileSync(
+      resolve(import.meta.dirname, "../fixtures/reqif/strictdoc-two-documents.reqif"),
+      "utf8",
+    );
+    const plan = async (query: string) => {
+      const res = await post(`/api/v1/import?format=reqif${query}`, sample);
+      expect(res.status).toBe(200);
+      return ((await res.json()) as Report).counts;
+    };
+    // auto (here 0): 2 specifications → 2 epics, 2 sections + 2 "items" stories, 4 requirements.
+    expect(await plan("")).toMatchObject({ create: 10, errors: 0 });
+    expect(await plan("&epic_depth=auto")).toMatchObject({ create: 10, errors: 0 });
+    // 1: the 4 top-level objects are epics, 2 stories made for the sections' requirements.
+    expect(await plan("&epic_depth=1")).toMatchObject({ create: 8, errors: 0 });
+    const bad = await post("/api/v1/import?format=reqif&epic_depth=deep", sample);
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as ErrorBody).error.message).toContain(
+      'epic_depth must be "auto" or a depth from 0 to 9',
+    );
   });
 });

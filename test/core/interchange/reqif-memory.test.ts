@@ -47,10 +47,9 @@ function syntheticSource(epics: number): ExportSource {
         } as EpicDoc;
       }
     },
-    async *userStoriesOf(epic) {
-      const e = Number(epic.slice(3));
-      for (let s = 1; s <= STORIES_PER_EPIC; s++) {
-        const n = (e - 1) * STORIES_PER_EPIC + s;
+    async *userStories() {
+      for (let n = 1; n <= epics * STORIES_PER_EPIC; n++) {
+        const epic = `EP-${num(Math.ceil(n / STORIES_PER_EPIC))}`;
         yield {
           reference_id: `US-${num(n)}`,
           epic,
@@ -61,13 +60,11 @@ function syntheticSource(epics: number): ExportSource {
         } as UserStoryDoc;
       }
     },
-    async *requirementsOf(story) {
-      const s = Number(story.slice(3));
-      for (let r = 1; r <= REQUIREMENTS_PER_STORY; r++) {
-        const n = (s - 1) * REQUIREMENTS_PER_STORY + r;
+    async *requirements() {
+      for (let n = 1; n <= epics * STORIES_PER_EPIC * REQUIREMENTS_PER_STORY; n++) {
         yield {
           reference_id: `REQ-${num(n)}`,
-          user_story: story,
+          user_story: `US-${num(Math.ceil(n / REQUIREMENTS_PER_STORY))}`,
           title: `Requirement ${n}`,
           description: `${TEXT}\n${n}`,
           type: "Functional",
@@ -82,8 +79,8 @@ function syntheticSource(epics: number): ExportSource {
         yield { source: `REQ-${num(n)}`, target: `REQ-${num(n - 1)}`, type: "depends_on" };
     },
     criteriaOf: () => none(),
-    userStories: () => none(),
-    requirements: () => none(),
+    userStoriesOf: () => none(),
+    requirementsOf: () => none(),
     acceptanceCriteria: () => none(),
     comments: () => none(),
   };

@@ -201,7 +201,8 @@ describe("ReqIF round trip through the converters", () => {
   test("an epic's export keeps only the relationships inside it", async () => {
     const one: InterchangeDocument = { ...DOC, epics: [DOC.epics[0] as EpicDoc] };
     const source = documentSource(one, "2026-11-25T10:00:00.000Z");
-    const outside = { ...source, requirementsOf: async function* () {} } satisfies ExportSource;
+    // The relationships name requirements the export does not hold (as in an epic's export of a workspace).
+    const outside = { ...source, requirements: async function* () {} } satisfies ExportSource;
     const parts: string[] = [];
     await exportReqif(outside, { write: (c) => void parts.push(String(c)) });
     const back = await readReqif(parts);

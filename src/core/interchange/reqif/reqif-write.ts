@@ -242,13 +242,14 @@ interface EpicOutline {
   id: string;
   title: string;
   updatedAt: string | undefined;
-  stories: { id: string; children: string[] }[];
+  stories: string[];
 }
 
 /**
- * Writes `source` as ReqIF 1.2 to `out`. Objects are written as they are read (epic, its stories, each
- * story's requirements and criteria); only identifiers are kept for the hierarchy written at the end.
- * Relationships are written when both ends are in the export (an epic's export keeps the links inside it).
+ * Writes `source` as ReqIF 1.2 to `out`. Each list is read once, in order, and its objects written as they
+ * come (the whole-list queries are paged scans; one query per story would not scale); only identifiers
+ * are kept, to write the hierarchy at the end. Relationships are written when both ends are in the export
+ * (an epic's export keeps the links inside it).
  */
 export async function exportReqif(source: ExportSource, out: ExportWriter): Promise<void> {
   const header = source.header;
@@ -262,9 +263,8 @@ export async function exportReqif(source: ExportSource, out: ExportWriter): Prom
 
   const priority = (p: number) => enumId.priority(PRIORITY_NAMES[p - 1] ?? "Medium");
   const outline: EpicOutline[] = [];
-  const written = new Set<string>();
+  const epicByKey = new Map<string, EpicOutline>();
   for await (const epic of source.epics()) {
-    const epicRef = epic.reference_id ?? "";
     await w.emit(
       objectXml(
         "epic",
@@ -280,33 +280,45 @@ export async function exportReqif(source: ExportSource, out: ExportWriter): Prom
       stories: [],
     };
     outline.push(entry);
-    for await (const story of source.userStoriesOf(epicRef)) {
-      const storyRef = story.reference_id ?? "";
-      await w.emit(
-        objectXml(
-          "user-story",
-          story,
-          { status: enumId.workStatus(story.status), priority: priority(story.priority) },
-          now,
-        ),
-      );
-      const children: string[] = [];
-      for await (const r of source.requirementsOf(storyRef)) {
-        const values = {
-          status: enumId.requirementStatus(r.status),
-          priority: priority(r.priority),
-          type: enumId.requirementType(r.type),
-        };
-        await w.emit(objectXml("requirement", r, values, now));
-        children.push(identifierOf(r));
-        if (r.reference_id) written.add(r.reference_id);
-      }
-      for await (const c of source.criteriaOf(storyRef)) {
-        await w.emit(objectXml("acceptance-criterion", c, {}, now));
-        children.push(identifierOf(c));
-      }
-      entry.stories.push({ id: identifierOf(story), children });
-    }
+    for (const key of [epic.reference_id, epic.external_id]) if (key) epicByKey.set(key, entry);
+  }
+  /** Story identifier → its children's identifiers, in order (requirements, then criteria). */
+  const children = new Map<string, string[]>();
+  const storyByKey = new Map<string, string>();
+  for await (const story of source.userStories()) {
+    await w.emit(
+      objectXml(
+        "user-story",
+        story,
+        { status: enumId.workStatus(story.status), priority: priority(story.priority) },
+        now,
+      ),
+    );
+    const id = identifierOf(story);
+    epicByKey.get(story.epic)?.stories.push(id);
+    children.set(id, []);
+    for (const key of [story.reference_id, story.external_id]) if (key) storyByKey.set(key, id);
+  }
+  const written = new Set<string>();
+  for await (const r of source.requirements()) {
+    const values = {
+      status: enumId.requirementStatus(r.status),
+      priority: priority(r.priority),
+      type: enumId.requirementType(r.type),
+    };
+    await w.emit(objectXml("requirement", r, values, now));
+    const story = storyByKey.get(r.user_story);
+    if (story) children.get(story)?.push(identifierOf(r));
+    if (r.reference_id) written.add(r.reference_id);
+  }
+  const criteria = new Map<string, string[]>();
+  for await (const c of source.acceptanceCriteria()) {
+    await w.emit(objectXml("acceptance-criterion", c, {}, now));
+    const story = storyByKey.get(c.user_story);
+    if (!story) continue;
+    const list = criteria.get(story);
+    if (list) list.push(identifierOf(c));
+    else criteria.set(story, [identifierOf(c)]);
   }
   await w.emit("</SPEC-OBJECTS>\n<SPEC-RELATIONS>\n");
 
@@ -333,12 +345,13 @@ export async function exportReqif(source: ExportSource, out: ExportWriter): Prom
     );
     if (epic.stories.length > 0) await w.emit("<CHILDREN>\n");
     for (const story of epic.stories) {
-      if (story.children.length === 0) {
-        await w.emit(leaf(story.id));
+      const inner = [...(children.get(story) ?? []), ...(criteria.get(story) ?? [])];
+      if (inner.length === 0) {
+        await w.emit(leaf(story));
         continue;
       }
-      await w.emit(`${hierarchyOpen(story.id, now)}\n<CHILDREN>\n`);
-      for (const child of story.children) await w.emit(leaf(child));
+      await w.emit(`${hierarchyOpen(story, now)}\n<CHILDREN>\n`);
+      for (const child of inner) await w.emit(leaf(child));
       await w.emit("</CHILDREN>\n</SPEC-HIERARCHY>\n");
     }
     if (epic.stories.length > 0) await w.emit("</CHILDREN>\n");

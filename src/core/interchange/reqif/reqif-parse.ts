@@ -70,15 +70,6 @@ class ReqifHandler implements XmlHandler {
     this.stack.push(e.local);
     const name = e.local;
     const a = e.attributes;
-    const identified = () => ({
-      id: a.IDENTIFIER ?? "",
-      ...(a["LONG-NAME"] !== undefined ? { longName: a["LONG-NAME"] } : {}),
-      ...(a.DESC !== undefined ? { desc: a.DESC } : {}),
-      ...(a["LAST-CHANGE"] !== undefined ? { lastChange: a["LAST-CHANGE"] } : {}),
-    });
-    const need = (what: string) => {
-      if (!a.IDENTIFIER) throw new Error(`<${e.name}> has no IDENTIFIER; every ${what} needs one`);
-    };
 
     if (name === "REQ-IF-HEADER") {
       if (a.IDENTIFIER) this.content.header.id = a.IDENTIFIER;
@@ -93,7 +84,7 @@ class ReqifHandler implements XmlHandler {
     }
     const datatype = DATATYPE.exec(name);
     if (datatype && parent === "DATATYPES") {
-      need("datatype");
+      need(e, "datatype");
       this.datatype = {
         id: a.IDENTIFIER ?? "",
         kind: datatype[1] ?? "",
@@ -104,8 +95,8 @@ class ReqifHandler implements XmlHandler {
       return;
     }
     if (name === "ENUM-VALUE" && parent === "SPECIFIED-VALUES" && this.datatype) {
-      need("ENUM-VALUE");
-      const { lastChange: _ignored, ...value } = identified();
+      need(e, "ENUM-VALUE");
+      const { lastChange: _ignored, ...value } = identified(a);
       this.enumValue = value;
       this.datatype.values.push(value.id);
       this.content.enumValues.set(value.id, value);
@@ -117,15 +108,15 @@ class ReqifHandler implements XmlHandler {
       return;
     }
     if (SPEC_TYPES.has(name) && parent === "SPEC-TYPES") {
-      need(name);
-      const { lastChange: _ignored, ...type } = identified();
+      need(e, name);
+      const { lastChange: _ignored, ...type } = identified(a);
       this.specType = { ...type, kind: name, attributes: [] };
       this.content.specTypes.set(this.specType.id, this.specType);
       return;
     }
     const definition = ATTRIBUTE_DEFINITION.exec(name);
     if (definition && parent === "SPEC-ATTRIBUTES" && this.specType) {
-      need("attribute definition");
+      need(e, "attribute definition");
       this.definition = {
         id: a.IDENTIFIER ?? "",
         kind: definition[1] ?? "",
@@ -144,21 +135,21 @@ class ReqifHandler implements XmlHandler {
       return;
     }
     if (name === "SPEC-OBJECT" && parent === "SPEC-OBJECTS") {
-      need("SPEC-OBJECT");
-      this.owner = { ...identified(), values: [] };
+      need(e, "SPEC-OBJECT");
+      this.owner = { ...identified(a), values: [] };
       this.object = this.owner;
       return;
     }
     if (name === "SPEC-RELATION" && parent === "SPEC-RELATIONS") {
-      need("SPEC-RELATION");
-      this.relation = { ...identified(), values: [] };
+      need(e, "SPEC-RELATION");
+      this.relation = { ...identified(a), values: [] };
       this.owner = this.relation;
       this.content.relations.push(this.relation);
       return;
     }
     if (name === "SPECIFICATION" && parent === "SPECIFICATIONS") {
-      need("SPECIFICATION");
-      this.specification = { ...identified(), values: [], children: [] };
+      need(e, "SPECIFICATION");
+      this.specification = { ...identified(a), values: [], children: [] };
       this.owner = this.specification;
       this.content.specifications.push(this.specification);
       return;
@@ -280,6 +271,20 @@ class ReqifHandler implements XmlHandler {
     if (this.stack.length !== 0) throw new Error("the document ended before its elements closed");
     return this.content;
   }
+}
+
+/** Identifier, names and change time of an Identifiable element (defined once: open() runs per element). */
+function identified(a: Record<string, string>) {
+  return {
+    id: a.IDENTIFIER ?? "",
+    ...(a["LONG-NAME"] !== undefined ? { longName: a["LONG-NAME"] } : {}),
+    ...(a.DESC !== undefined ? { desc: a.DESC } : {}),
+    ...(a["LAST-CHANGE"] !== undefined ? { lastChange: a["LAST-CHANGE"] } : {}),
+  };
+}
+
+function need(e: XmlElement, what: string): void {
+  if (!e.attributes.IDENTIFIER) throw new Error(`<${e.name}> has no IDENTIFIER; every ${what} needs one`);
 }
 
 function pick(a: Record<string, string>, key: "LONG-NAME"): { longName?: string } {

@@ -154,7 +154,8 @@ export async function readXmlStream(
   });
 
   let decoder: TextDecoder | undefined;
-  let tail = "";
+  // The piece before the current one: where a bad `&` is found when it began in that one.
+  let previous = "";
   const write = (text: string) => {
     // saxes reads an entity reference up to its `;`, so a stray `&` would swallow the rest of the file and
     // fail at its end. Feeding pieces and watching the reference being read catches it at once, in place.
@@ -167,9 +168,11 @@ export async function readXmlStream(
         // A handler's own error (e.g. a ReqIF rule) is reported at the parser's position.
         stop(err instanceof Error ? err.message : String(err));
       }
-      tail = (tail + piece).slice(-2 * PIECE);
       const pending = (parser as unknown as { entity: string }).entity;
-      if (pending.length > MAX_ENTITY_NAME || pending.includes("\n")) {
+      if (pending.length <= MAX_ENTITY_NAME && !pending.includes("\n")) {
+        previous = piece;
+      } else {
+        const tail = previous + piece;
         const amp = tail.length - pending.length - 1;
         const after = tail.slice(amp);
         const newlines = after.split("\n").length - 1;

@@ -26,6 +26,9 @@ export const IMPORT_PATH = "/api/v1/import";
 /** Default cap of an import body; `AppDeps.maxImportBodyBytes` overrides it. */
 export const DEFAULT_MAX_IMPORT_BODY_BYTES = 128 * 1024 * 1024;
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is removed
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f]/g;
+
 /**
  * The file name of `Content-Disposition: attachment; filename="x"` (or RFC 5987 `filename*=UTF-8''x`),
  * without directories or control characters, at most 500 characters (what a revision's source holds).
@@ -40,13 +43,7 @@ export function fileNameOf(header: string | undefined): string | undefined {
   } catch {
     name = plain?.[1] ?? plain?.[2];
   }
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is removed
-  const cleaned = name
-    ?.split(/[/\\]/)
-    .pop()
-    ?.replace(/[\u0000-\u001f\u007f]/g, "")
-    .trim()
-    .slice(0, 500);
+  const cleaned = name?.split(/[/\\]/).pop()?.replace(CONTROL_CHARACTERS, "").trim().slice(0, 500);
   return cleaned ? cleaned : undefined;
 }
 

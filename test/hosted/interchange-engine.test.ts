@@ -8,7 +8,9 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { AuthInfo } from "../../src/core/auth-info.js";
 import { DocumentError, type InterchangeDocument } from "../../src/core/interchange/document.js";
 import { importInputOf } from "../../src/core/interchange/formats.js";
+import { parseMarkdownFiles } from "../../src/core/interchange/markdown-format.js";
 import { interchangeFormat } from "../../src/core/interchange/registry.js";
+import { collect, readTar } from "../../src/core/interchange/tar.js";
 import { exportSource } from "../../src/db/interchange-export.js";
 import { applyImport, planImport } from "../../src/db/interchange-import.js";
 import { workspaceSnapshot } from "../helpers/db-snapshot.js";
@@ -191,5 +193,152 @@ describe("JSON round trip", () => {
     ).catch((e) => e);
     expect(bad).toBeInstanceOf(DocumentError);
     expect(bad.problems[0]).toMatchObject({ path: "epics[0].priority", line: 5, column: 30 });
+  });
+});
+
+describe("CSV", () => {
+  test("cells beginning with =, +, -, @ are neutralised with a leading ' (RFC 4180 quoting), and restored on import", async () => {
+    const csv = await exportText(alice, "csv");
+    const [header, ...rows] = csv.trimEnd().split("\r\n");
+    expect(header).toBe(
+      "reference_id,external_id,title,description,type,status,priority,assignee,user_story,user_story_title,epic,epic_title,creator,revision,created_at,updated_at,attributes",
+    );
+    expect(rows).toHaveLength(2);
+    // REQ-001's description was "masked but the last 4"; the epic's description is not in CSV.
+    const target = await h.member("alice", "admin", "csv-formula");
+    const doc = await parse(
+      `${header}\r\nREQ-001,,=1+1,"=HYPERLINK(""http://evil"",""x"")",Functional,Draft,2,,US-001,Story,EP-001,Epic,,,,,\r\nREQ-002,,+SUM,-minus,Functional,Draft,2,,US-001,Story,EP-001,Epic,,,,,\r\nREQ-003,,@me,'=already,Functional,Draft,2,,US-001,Story,EP-001,Epic,,,,,\r\n`,
+      "csv",
+    );
+    expect(doc.requirements.map((r) => r.title)).toEqual(["=1+1", "+SUM", "@me"]);
+    expect(doc.requirements[2]?.description).toBe("=already");
+    await apply(target, doc);
+    const out = await exportText(target, "csv");
+    const lines = out.split("\r\n");
+    expect(lines[1]).toContain(`,'=1+1,"'=HYPERLINK(""http://evil"",""x"")",`);
+    expect(lines[2]).toContain(",'+SUM,'-minus,");
+    expect(lines[3]).toContain(",'@me,'=already,");
+    // No cell of the file starts a formula.
+    for (const line of lines) for (const c of line.split(",")) expect(c).not.toMatch(/^"?[=+\-@]/);
+    // And back: the stored texts are exactly what was sent.
+    const back = await parse(out, "csv");
+    expect(back.requirements.map((r) => [r.title, r.description])).toEqual([
+      ["=1+1", '=HYPERLINK("http://evil","x")'],
+      ["+SUM", "-minus"],
+      ["@me", "=already"],
+    ]);
+  });
+
+  test("CSV round trip: export → import into an empty workspace → the same CSV; unknown columns kept as attributes", async () => {
+    const first = await exportText(alice, "csv");
+    const target = await h.member("alice", "admin", "csv-round");
+    const plan = await apply(target, await parse(first, "csv"));
+    expect(plan.errors).toEqual([]);
+    expect(await exportText(target, "csv")).toBe(first);
+    const again = await apply(target, await parse(first, "csv"));
+    expect(again.create).toEqual([]);
+
+    const extra = await parse(
+      "title,type,user_story,user_story_title,epic,epic_title,Jira Sprint\r\nNew one,Functional,US-001,Pay by card,EP-001,Checkout,Sprint 7\r\n",
+      "csv",
+    );
+    expect(extra.requirements[0]?.attributes).toEqual({ "jira sprint": "Sprint 7" });
+  });
+
+  test("malformed CSV and bad cells name line and column; nothing is written", async () => {
+    const quote = await parse(
+      'title,type,user_story\r\nok,Functional,US-001\r\n"bad"x,Functional,US-001\r\n',
+      "csv",
+    ).catch((e) => e);
+    expect(quote).toBeInstanceOf(DocumentError);
+    expect(quote.problems[0]).toMatchObject({ line: 3 });
+    const priority = await parse("title,type,user_story,priority\r\nok,Functional,US-001,9\r\n", "csv").catch(
+      (e) => e,
+    );
+    expect(priority).toBeInstanceOf(DocumentError);
+    expect(priority.problems[0]).toMatchObject({ line: 2, column: 4, path: "requirements[0].priority" });
+    const ragged = await parse("title,type,user_story\r\na,b\r\n", "csv").catch((e) => e);
+    expect(ragged.problems[0]).toMatchObject({ line: 2 });
+  });
+});
+
+describe("Markdown (.tar.gz)", () => {
+  async function exportFiles(auth: AuthInfo, epic?: string) {
+    const parts: Uint8Array[] = [];
+    await h.database.read(async (db) => {
+      const source = await exportSource(db, auth.workspaceId, { now: new Date(), ...(epic ? { epic } : {}) });
+      await interchangeFormat("markdown").export(source, {
+        write: (c) => {
+          parts.push(typeof c === "string" ? new TextEncoder().encode(c) : c);
+        },
+      });
+    });
+    const gz = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+    let at = 0;
+    for (const p of parts) {
+      gz.set(p, at);
+      at += p.length;
+    }
+    const tar = await collect(
+      new Blob([gz])
+        .stream()
+        .pipeThrough(
+          new DecompressionStream("gzip") as unknown as ReadableWritablePair<Uint8Array, Uint8Array>,
+        ),
+    );
+    return {
+      gz,
+      files: readTar(tar).map((f) => ({ name: f.name, text: new TextDecoder().decode(f.content) })),
+    };
+  }
+
+  test("a folder per epic, a file per story, readable; import into an empty workspace gives the same files", async () => {
+    const marked = await ok<{ reference_id: string }>(editor, "create_epic", {
+      title: "Tricky",
+      description: "line\n<!-- reqlix:requirement -->\nnot a marker\n\n",
+    });
+    const { gz, files } = await exportFiles(alice);
+    expect(files.map((f) => f.name)).toEqual(
+      expect.arrayContaining([
+        "EP-001-checkout/README.md",
+        "EP-001-checkout/US-001-pay-by-card.md",
+        "EP-003-tricky/README.md",
+      ]),
+    );
+    const story = files.find((f) => f.name === "EP-001-checkout/US-001-pay-by-card.md")?.text ?? "";
+    expect(story).toContain("# US-001: Pay by card");
+    expect(story).toContain("## REQ-001: Card numbers are masked");
+    expect(story).toContain("- Relationships: depends_on REQ-002");
+    expect(story).toContain("## AC-001: Given a card");
+    const target = await h.member("alice", "admin", "md-round");
+    await h.member("bob", "viewer", "md-round");
+    const doc = await interchangeFormat("markdown").parse(importInputOf(gz, "reqs.tar.gz"));
+    expect(doc.epics.find((e) => e.reference_id === marked.reference_id)?.description).toBe(
+      "line\n<!-- reqlix:requirement -->\nnot a marker\n\n",
+    );
+    const applied = await apply(target, doc, "reqs.tar.gz");
+    expect(applied.errors).toEqual([]);
+    const again = await exportFiles(target);
+    expect(again.files).toEqual(files);
+    expect((await apply(target, doc, "reqs.tar.gz")).create).toEqual([]);
+  });
+
+  test("not a .tar.gz, or a file outside the layout: an error naming where, nothing imported", async () => {
+    const notGz = await interchangeFormat("markdown")
+      .parse(importInputOf("hello", "x.tar.gz"))
+      .catch((e) => e);
+    expect(notGz).toBeInstanceOf(DocumentError);
+    const bad = await Promise.resolve()
+      .then(() =>
+        parseMarkdownFiles([
+          {
+            name: "EP-001-x/US-001-y.md",
+            text: "<!-- reqlix:user_story -->\n# US-001: Y\n\n- Epic: EP-001\n- Mood: happy\n\ntext\n",
+          },
+        ]),
+      )
+      .catch((e) => e);
+    expect(bad).toBeInstanceOf(DocumentError);
+    expect(bad.problems[0]).toMatchObject({ path: "EP-001-x/US-001-y.md", line: 5 });
   });
 });

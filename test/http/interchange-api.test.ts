@@ -55,6 +55,9 @@ afterAll(async () => {
   await t?.close();
 });
 
+// biome-ignore lint/suspicious/noExplicitAny: JSON bodies are inspected field by field in tests
+const json = async (res: Response): Promise<any> => res.json();
+
 const get = (path: string, token?: string | null) =>
   fetch(`${base}${path}`, {
     headers: token === null ? {} : { authorization: `Bearer ${token ?? t.ownerToken}` },
@@ -72,19 +75,19 @@ describe("GET /api/v1/export", () => {
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toBe("application/json");
     expect(res.headers.get("content-disposition")).toBe('attachment; filename="default.json"');
-    const doc = await res.json();
+    const doc = (await json(res)) as { requirements: unknown[] };
     expect(doc).toMatchObject({ format: "reqlix-export", version: 1, scope: { kind: "workspace" } });
     expect(doc.requirements).toHaveLength(3);
     expect((await get("/api/v1/export?format=json", null)).status).toBe(401);
   });
 
   it("an epic scope; an unknown epic is 404, an unknown format 400 naming the formats", async () => {
-    const one = await (await get("/api/v1/export?format=json&epic=ep-1")).json();
+    const one = await json(await get("/api/v1/export?format=json&epic=ep-1"));
     expect(one.scope).toEqual({ kind: "epic", epic: "EP-001" });
     expect((await get("/api/v1/export?format=json&epic=EP-999")).status).toBe(404);
     const bad = await get("/api/v1/export?format=xlsx");
     expect(bad.status).toBe(400);
-    expect((await bad.json()).error.message).toContain("json");
+    expect((await json(bad)).error.message).toContain("json");
   });
 
   it("a member of another workspace exports their own (empty) workspace, never yours", async () => {
@@ -106,7 +109,7 @@ describe("POST /api/v1/import", () => {
     const before = await workspaceSnapshot(t.database.client, t.workspaceId);
     const res = await post("/api/v1/import?format=json&dry_run=false", file, viewer);
     expect(res.status).toBe(403);
-    expect((await res.json()).error.message).toContain("needs the editor role");
+    expect((await json(res)).error.message).toContain("needs the editor role");
     const {
       audit_events: _a,
       tokens: _t,
@@ -128,7 +131,7 @@ describe("POST /api/v1/import", () => {
     const before = await snap();
     const dry = await post("/api/v1/import?format=json", file, editorB);
     expect(dry.status).toBe(200);
-    const plan = await dry.json();
+    const plan = await json(dry);
     expect(plan).toMatchObject({ dry_run: true, counts: { create: 5, update: 0, unchanged: 0, errors: 0 } });
     expect(await snap()).toEqual(before);
 
@@ -136,7 +139,7 @@ describe("POST /api/v1/import", () => {
       "content-disposition": 'attachment; filename="../payments export.json"',
     });
     expect(applied.status).toBe(200);
-    expect(await applied.json()).toMatchObject({
+    expect(await json(applied)).toMatchObject({
       dry_run: false,
       source: "payments export.json",
       counts: { create: 5 },
@@ -148,7 +151,7 @@ describe("POST /api/v1/import", () => {
     expect(sources.rows.map((r) => r.source)).toEqual(["payments export.json"]);
 
     const afterFirst = await snap();
-    const again = await (await post("/api/v1/import?format=json&dry_run=false", file, editorB)).json();
+    const again = await json(await post("/api/v1/import?format=json&dry_run=false", file, editorB));
     expect(again.counts).toMatchObject({ create: 0, update: 0, errors: 0 });
     expect(await snap()).toEqual(afterFirst);
   });
@@ -158,7 +161,7 @@ describe("POST /api/v1/import", () => {
     const broken = file.replace('"title":"Rule 2"', '"title":"Rule 2",,');
     const res = await post("/api/v1/import?format=json&dry_run=false", broken, editorB);
     expect(res.status).toBe(400);
-    const body = await res.json();
+    const body = await json(res);
     const line = broken.split("\n").findIndex((l) => l.includes('"Rule 2",,')) + 1;
     expect(body.error).toMatchObject({ code: "invalid_input", line });
     expect(body.error.column).toBeGreaterThan(1);
@@ -184,5 +187,33 @@ describe("POST /api/v1/import", () => {
         "import:json:error:http",
       ]),
     );
+  });
+});
+
+describe("export_requirements (tool) and its export:// resource", () => {
+  it("answers a resource link that the caller's token reads; another workspace's token finds nothing", async () => {
+    const { rpc } = await import("./faces/http.js");
+    const called = await callTool(t, "mcp", "export_requirements", { format: "json" }, viewer);
+    const content = called.body.result.content as { type: string; uri?: string }[];
+    const link = content.find((c) => c.type === "resource_link");
+    expect(link?.uri).toBe("export://default/json");
+    expect(called.body.result.structuredContent).toMatchObject({ http: "/api/v1/export?format=json" });
+    const read = await rpc(t, "resources/read", { uri: link?.uri }, viewer);
+    const doc = JSON.parse(read.body.result.contents[0].text);
+    expect(doc.epics[0].title).toBe("SECRETEPIC Payments");
+    // The whole-workspace link read with another workspace's token: not found, nothing of it shown.
+    const stolen = await rpc(t, "resources/read", { uri: link?.uri }, intruder);
+    expect(stolen.body.error.code).toBe(-32002);
+    expect(stolen.text).not.toContain("SECRETEPIC");
+    const csv = await callTool(
+      t,
+      "jsonrpc",
+      "export_requirements",
+      { format: "csv", epic_id: "EP-001" },
+      viewer,
+    );
+    const csvRead = await rpc(t, "resources/read", { uri: csv.body.result.structuredContent.uri }, viewer);
+    expect(csvRead.body.result.contents[0]).toMatchObject({ mimeType: "text/csv; charset=utf-8" });
+    expect(csvRead.body.result.contents[0].text).toContain("Rule 1");
   });
 });

@@ -3,12 +3,19 @@
  * face (HTTP export/import, admin CLI, `export_requirements`) offers it.
  */
 import { DomainError } from "../errors.js";
+import { csvFormat } from "./csv-format.js";
 import type { InterchangeFormat } from "./formats.js";
 import { jsonFormat } from "./json-format.js";
+import { markdownFormat } from "./markdown-format.js";
 import { reqifFormats } from "./reqif/reqif-entry.js";
 
 // ReqIF comes through its own entry module, which the Worker build swaps for none (wrangler.toml [alias]).
-export const INTERCHANGE_FORMATS: readonly InterchangeFormat[] = [jsonFormat, ...reqifFormats];
+export const INTERCHANGE_FORMATS: readonly InterchangeFormat[] = [
+  jsonFormat,
+  csvFormat,
+  markdownFormat,
+  ...reqifFormats,
+];
 
 /** Every format name the issue defines, registered in this build or not (ReqIF arrives separately). */
 export const KNOWN_FORMAT_NAMES = ["json", "csv", "markdown", "reqif"] as const;

@@ -104,27 +104,36 @@ const DOC: InterchangeDocument = validateDocument({
   ],
 });
 
-/** What ReqIF carries of a document (timestamps, revisions, people and comments are JSON-only). */
+/**
+ * What ReqIF carries of a document (timestamps, revisions, people and comments are JSON-only), with what a
+ * workspace stores for a field the document leaves out (the export always writes it).
+ */
 function carried(doc: InterchangeDocument) {
-  const pick = (e: EpicDoc | UserStoryDoc | RequirementDoc | CriterionDoc) => ({
+  const common = (e: EpicDoc | UserStoryDoc | RequirementDoc | CriterionDoc) => ({
     reference_id: e.reference_id,
     external_id: e.external_id ?? null,
     attributes: e.attributes ?? null,
     title: e.title,
-    description: e.description,
-    ...("status" in e ? { status: e.status } : {}),
-    ...("priority" in e ? { priority: e.priority } : {}),
-    ...("type" in e ? { type: e.type } : {}),
-    ...("epic" in e ? { epic: e.epic } : {}),
-    ...("user_story" in e ? { user_story: e.user_story } : {}),
+    description: e.description ?? "",
   });
   return {
     requirement_types: doc.requirement_types,
     relationship_types: doc.relationship_types,
-    epics: doc.epics.map(pick),
-    user_stories: doc.user_stories.map(pick),
-    requirements: doc.requirements.map(pick),
-    acceptance_criteria: doc.acceptance_criteria.map(pick),
+    epics: doc.epics.map((e) => ({ ...common(e), status: e.status ?? "Backlog", priority: e.priority ?? 3 })),
+    user_stories: doc.user_stories.map((s) => ({
+      ...common(s),
+      epic: s.epic,
+      status: s.status ?? "Backlog",
+      priority: s.priority ?? 3,
+    })),
+    requirements: doc.requirements.map((r) => ({
+      ...common(r),
+      user_story: r.user_story,
+      type: r.type,
+      status: r.status ?? "Draft",
+      priority: r.priority ?? 3,
+    })),
+    acceptance_criteria: doc.acceptance_criteria.map((c) => ({ ...common(c), user_story: c.user_story })),
     relationships: doc.relationships.map((r) => ({ source: r.source, target: r.target, type: r.type })),
   };
 }

@@ -66,7 +66,7 @@ interface Entity {
   external_id?: string | null | undefined;
   attributes?: Record<string, unknown> | null | undefined;
   title: string;
-  description: string;
+  description?: string | undefined;
   updated_at?: string | undefined;
 }
 
@@ -144,7 +144,7 @@ function objectXml(kind: ObjectKind, e: Entity, values: Values, now: string): st
   const ref = e.reference_id ?? "";
   const all: Values = {
     title: e.title,
-    text: e.description,
+    text: e.description ?? "",
     "reference-id": ref,
     ...(e.external_id ? { "external-id": e.external_id } : {}),
     ...(e.attributes && Object.keys(e.attributes).length > 0
@@ -261,7 +261,7 @@ export async function exportReqif(source: ExportSource, out: ExportWriter): Prom
       : `reqlix export of ${header.workspace.name}`;
   await w.emit(headXml(header, title));
 
-  const priority = (p: number) => enumId.priority(PRIORITY_NAMES[p - 1] ?? "Medium");
+  const priority = (p: number | undefined) => enumId.priority(PRIORITY_NAMES[(p ?? 3) - 1] ?? "Medium");
   const outline: EpicOutline[] = [];
   const epicByKey = new Map<string, EpicOutline>();
   for await (const epic of source.epics()) {
@@ -269,7 +269,7 @@ export async function exportReqif(source: ExportSource, out: ExportWriter): Prom
       objectXml(
         "epic",
         epic,
-        { status: enumId.workStatus(epic.status), priority: priority(epic.priority) },
+        { status: enumId.workStatus(epic.status ?? "Backlog"), priority: priority(epic.priority) },
         now,
       ),
     );
@@ -290,7 +290,7 @@ export async function exportReqif(source: ExportSource, out: ExportWriter): Prom
       objectXml(
         "user-story",
         story,
-        { status: enumId.workStatus(story.status), priority: priority(story.priority) },
+        { status: enumId.workStatus(story.status ?? "Backlog"), priority: priority(story.priority) },
         now,
       ),
     );
@@ -302,7 +302,7 @@ export async function exportReqif(source: ExportSource, out: ExportWriter): Prom
   const written = new Set<string>();
   for await (const r of source.requirements()) {
     const values = {
-      status: enumId.requirementStatus(r.status),
+      status: enumId.requirementStatus(r.status ?? "Draft"),
       priority: priority(r.priority),
       type: enumId.requirementType(r.type),
     };

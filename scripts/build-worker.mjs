@@ -88,6 +88,7 @@ const stubImporters = {
   "src/worker-stubs/pg-enum.ts": /^node_modules\/drizzle-orm\/sql\/sql\.js$/,
   "src/worker-stubs/drizzle-relations.ts":
     /^node_modules\/drizzle-orm\/(sqlite-core\/dialect|sqlite-core\/db|libsql\/driver-core)\.js$/,
+  "src/worker-stubs/reqif-entry.ts": /^src\/core\/interchange\/registry\.ts$/,
 };
 const meta = JSON.parse(readFileSync(metafile, "utf8"));
 const strangers = Object.entries(meta.inputs).flatMap(([input, { imports }]) =>

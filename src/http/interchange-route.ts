@@ -58,6 +58,7 @@ function dryRunOf(value: string | undefined): boolean {
 function inputOf(c: Context<AppEnv>, fileName: string | undefined): ImportInput {
   return {
     ...(fileName !== undefined ? { fileName } : {}),
+    options: c.req.query(),
     bytes: async () => new Uint8Array(await c.req.arrayBuffer()),
     text: async () => decodeUtf8(new Uint8Array(await c.req.arrayBuffer())),
     stream: () => c.req.raw.body ?? new ReadableStream({ start: (ctl) => ctl.close() }),

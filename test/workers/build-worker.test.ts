@@ -62,6 +62,11 @@ describe("npm run build:worker", () => {
       ]),
     );
     expect(bundle).not.toContain('"devDependencies"');
+    // ReqIF (saxes and its converters) is served by the Node server only: its entry is a stub here.
+    expect(
+      inputs.filter((i) => /node_modules\/(saxes|xmlchars)\/|src\/core\/interchange\/reqif\//.test(i)),
+    ).toEqual([]);
+    expect(inputs).toContain("src/worker-stubs/reqif-entry.ts");
   }, 200_000);
 
   it("fails with the size, the budget and the largest parts when the bundle is over its budget", () => {

@@ -58,6 +58,8 @@ export interface ExportWriter {
 export interface ImportInput {
   /** The file name (Content-Disposition, or the CLI's --file), when known. */
   fileName?: string;
+  /** Format-specific settings (the import's query parameters), e.g. ReqIF's `epic_depth`. */
+  options?: Readonly<Record<string, string>>;
   bytes(): Promise<Uint8Array>;
   text(): Promise<string>;
   stream(): ReadableStream<Uint8Array>;

@@ -7,8 +7,15 @@ import { csvFormat } from "./csv-format.js";
 import type { InterchangeFormat } from "./formats.js";
 import { jsonFormat } from "./json-format.js";
 import { markdownFormat } from "./markdown-format.js";
+import { reqifFormats } from "./reqif/reqif-entry.js";
 
-export const INTERCHANGE_FORMATS: readonly InterchangeFormat[] = [jsonFormat, csvFormat, markdownFormat];
+// ReqIF comes through its own entry module, which the Worker build swaps for none (wrangler.toml [alias]).
+export const INTERCHANGE_FORMATS: readonly InterchangeFormat[] = [
+  jsonFormat,
+  csvFormat,
+  markdownFormat,
+  ...reqifFormats,
+];
 
 /** Every format name the issue defines, registered in this build or not (ReqIF arrives separately). */
 export const KNOWN_FORMAT_NAMES = ["json", "csv", "markdown", "reqif"] as const;

@@ -1,0 +1,135 @@
+/**
+ * `reqlix-mcp pull`: workspace changes since the last sync come down into the markdown files through the
+ * reqlix store (category locks, atomic rewrites, the revision line): an edited requirement is updated, a
+ * requirement new in a mapped user story is inserted into its chapter (it gets the next index there), one
+ * deleted or made Obsolete in the workspace is deleted from its file. Everything is checked before the
+ * first write; a conflict or a requirement the files cannot hold stops the pull with nothing written.
+ */
+import { DomainError } from "../../core/errors.js";
+import { bodyProblem, normalizeBody } from "../reqlix/markdown.js";
+import { deleteRequirement, insertRequirement, updateRequirement } from "../reqlix/requirements-store.js";
+import { indexKey, type LocalChapter, readLocalProject } from "./local-project.js";
+import { ABSENT, hostedHash, type RequirementDoc } from "./mapping.js";
+import { conflictOf, type Item, nextRequirementsState, reconcile } from "./reconcile.js";
+import {
+  emptyResult,
+  itemName,
+  type SyncOptions,
+  type SyncResult,
+  saveState,
+  withSession,
+} from "./session.js";
+import type { TargetState } from "./sync-state.js";
+
+/** The limits of the reqlix tools (G.P.1), so a pulled requirement can be read and edited afterwards. */
+const TITLE_MAX = 100;
+
+type Write =
+  | { kind: "update"; index: string; title: string; text: string }
+  | { kind: "delete"; index: string }
+  | { kind: "insert"; hosted: RequirementDoc; chapter: LocalChapter; title: string; text: string };
+
+function titleProblem(title: string): string | undefined {
+  if (title.length === 0) return "its title is empty";
+  if (title.length > TITLE_MAX)
+    return `its title has ${title.length} characters (reqlix titles hold at most ${TITLE_MAX})`;
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what a heading cannot hold
+  if (/[\u0000-\u001f\u007f\u2028\u2029]/.test(title))
+    return "its title holds a line break or control character";
+  if (title.trim() !== title) return "its title starts or ends with spaces";
+  return undefined;
+}
+
+function textProblem(text: string): string | undefined {
+  if (normalizeBody(text).length === 0) return "its description is empty (a reqlix requirement needs a body)";
+  return bodyProblem(normalizeBody(text));
+}
+
+function planPull(items: Item[], chapterOfStory: Map<string, LocalChapter>, result: SyncResult): Write[] {
+  const writes: Write[] = [];
+  const problems: string[] = [];
+  for (const item of items) {
+    if (item.change === "local") {
+      result.waiting.push.push(itemName(item));
+      continue;
+    }
+    if (item.change !== "hosted") {
+      result.unchanged++;
+      continue;
+    }
+    const { local, hosted } = item;
+    const live = hosted && item.hostedHash !== ABSENT ? hosted : undefined;
+    const name = `${itemName(item)}${hosted?.reference_id && local ? ` (${hosted.reference_id})` : ""}`;
+    if (live) {
+      const problem = titleProblem(live.title) ?? textProblem(live.description ?? "");
+      if (problem) {
+        problems.push(`${name}: ${problem}. Fix it in the workspace and pull again.`);
+        continue;
+      }
+    }
+    if (local && live) {
+      writes.push({ kind: "update", index: local.index, title: live.title, text: live.description ?? "" });
+    } else if (local) {
+      writes.push({ kind: "delete", index: local.index });
+    } else if (live) {
+      const chapter = chapterOfStory.get(live.user_story.toUpperCase());
+      if (!chapter) continue; // only reachable through a mapped story (reconcile step 3)
+      writes.push({ kind: "insert", hosted: live, chapter, title: live.title, text: live.description ?? "" });
+    }
+  }
+  if (problems.length > 0)
+    throw DomainError.invalid(
+      `Nothing was pulled: ${problems.length} requirement(s) of the workspace cannot be written as reqlix markdown.\n- ${problems.join("\n- ")}`,
+    );
+  return writes;
+}
+
+export async function pull(options: SyncOptions): Promise<SyncResult> {
+  return withSession(options, async (session) => {
+    const result = emptyResult("pull", options.target);
+    const rec = reconcile(session.project, session.doc, session.state);
+    const conflicts = rec.items.filter((i) => i.change === "conflict");
+    if (conflicts.length > 0) {
+      result.status = "conflict";
+      result.conflicts = conflicts.map(conflictOf);
+      return result;
+    }
+    const writes = planPull(rec.items, rec.chapterOfStory, result);
+    const { projectRoot, env, signal } = options;
+    // Pairs the inserts make (new index ↔ reference id): the workspace learns the index on the next push.
+    const inserted: TargetState["requirements"] = {};
+    for (const w of writes.filter((x) => x.kind === "delete")) {
+      await deleteRequirement(projectRoot, env, w.index, signal);
+      result.pulled.deleted.push(w.index);
+    }
+    for (const w of writes) {
+      if (w.kind === "update") {
+        await updateRequirement(projectRoot, env, { index: w.index, title: w.title, text: w.text }, signal);
+        result.pulled.updated.push(w.index);
+      } else if (w.kind === "insert") {
+        const category = w.chapter.requirements[0]?.category as string;
+        const made = await insertRequirement(
+          projectRoot,
+          env,
+          { category, chapter: w.chapter.name, title: w.title, text: w.text },
+          signal,
+        );
+        const ref = w.hosted.reference_id as string;
+        result.pulled.inserted.push({ index: made.index, reference_id: ref });
+        inserted[indexKey(made.index)] = {
+          reference_id: ref,
+          hash: hostedHash(w.hosted),
+          hosted_revision: w.hosted.revision ?? 0,
+        };
+      }
+    }
+    // The state is what both sides hold now: the files read back after the writes.
+    const project = writes.length > 0 ? await readLocalProject(projectRoot, env) : session.project;
+    const after = reconcile(project, session.doc, {
+      ...session.state,
+      requirements: { ...session.state.requirements, ...inserted },
+    });
+    await saveState(session, after, nextRequirementsState(after.items));
+    return result;
+  });
+}

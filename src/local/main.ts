@@ -4,11 +4,11 @@
  */
 import { compileRegistries } from "../protocol/compile.js";
 import { createMcpServer } from "../protocol/mcp-server.js";
+import { BRIDGE_COMMANDS, type BridgeCommand, runBridgeCli } from "./bridge/cli.js";
 import { parseArgs, usage } from "./cli-args.js";
 import type { LocalContext, LocalEnvironment } from "./context.js";
 import { JsonRpcStdioServerTransport } from "./stdio-transport.js";
 import { toolsets } from "./toolsets.js";
-import { BRIDGE_COMMANDS, type BridgeCommand, runBridgeCli } from "./bridge/cli.js";
 import { runTraceCli } from "./trace/cli.js";
 
 declare const __REQLIX_VERSION__: string | undefined;

@@ -5,8 +5,8 @@
  */
 import type { DomainError } from "../../core/errors.js";
 import type { Registry, RenderedResult } from "../../core/registry.js";
-import type { LocalContext, LocalEnvironment } from "../context.js";
 import { bridgeTools } from "../bridge/bridge.tools.js";
+import type { LocalContext, LocalEnvironment } from "../context.js";
 import { INSTRUCTIONS } from "./descriptions.js";
 import { reqlixTools } from "./tools.js";
 

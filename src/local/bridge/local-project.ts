@@ -132,6 +132,7 @@ export async function readLocalProject(
       );
     }
     prefixes.set(category.prefix, name);
+    categories.push(category);
     for (const chapter of category.chapters) {
       const where = `chapter "${chapter.name}" of ${name}.md`;
       const seen = chapterKeys.get(chapter.key);

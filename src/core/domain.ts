@@ -19,7 +19,7 @@ export const PRIORITY_SCALE_MESSAGE = `Priority is a whole number from 1 to 4: $
   .map(([n, name]) => `${n} = ${name}`)
   .join(", ")}`;
 
-export interface Epic {
+export interface Epic extends InterchangeFields {
   reference_id: string;
   title: string;
   description: string;
@@ -33,7 +33,7 @@ export interface Epic {
   updated_at: string;
 }
 
-export interface UserStory {
+export interface UserStory extends InterchangeFields {
   reference_id: string;
   /** Reference id of the epic it belongs to. */
   epic_id: string;
@@ -49,7 +49,7 @@ export interface UserStory {
   updated_at: string;
 }
 
-export interface Requirement {
+export interface Requirement extends InterchangeFields {
   reference_id: string;
   /** Reference id of the user story it belongs to. */
   user_story_id: string;
@@ -67,7 +67,7 @@ export interface Requirement {
   updated_at: string;
 }
 
-export interface AcceptanceCriterion {
+export interface AcceptanceCriterion extends InterchangeFields {
   reference_id: string;
   user_story_id: string;
   title: string;
@@ -94,6 +94,16 @@ export interface Relationship {
   suspect: boolean;
 }
 
+/**
+ * Interchange fields (issue 15), present on an entity only when set: `external_id` is its identifier in
+ * another tool (a ReqIF IDENTIFIER, a markdown requirement index); `attributes` holds the imported fields
+ * reqlix has no column for, so nothing is lost.
+ */
+export interface InterchangeFields {
+  external_id?: string;
+  attributes?: Record<string, unknown>;
+}
+
 export interface NamedType {
   name: string;
   description: string;
@@ -107,4 +117,8 @@ export interface EntityPatch {
   assignee?: string | null;
   /** Refuse the update when the stored `updated_at` differs (someone else changed it meanwhile). */
   expected_updated_at?: string;
+  /** null clears. */
+  external_id?: string | null;
+  /** Replaces the stored attributes; null (or an empty object) clears them. */
+  attributes?: Record<string, unknown> | null;
 }

@@ -2,18 +2,24 @@
  * Acceptance criteria (AC-001): the testable conditions of a user story. Scoped by workspace.
  */
 import { and, asc, eq, gt, type SQL, sql } from "drizzle-orm";
-import type { AcceptanceCriterion } from "../core/domain.js";
+import type { InterchangeFields, AcceptanceCriterion } from "../core/domain.js";
 import { DomainError } from "../core/errors.js";
-import { nextReference } from "./counters.repo.js";
 import type { Executor, Tx } from "./database.js";
 import {
   type Actor,
+  allocateReference,
   checkExpected,
   creators,
+  type EntityOrigin,
   inWorkspace,
+  interchangeColumns,
   iso,
   nextRevision,
+  originStamps,
+  refuseDuplicateExternalId,
   requiredRow,
+  type StoredInterchange,
+  shownInterchange,
 } from "./entity-support.js";
 import { recordWrite } from "./revisions.repo.js";
 import { acceptanceCriteria, userStories } from "./schema.js";
@@ -29,9 +35,11 @@ const columns = {
   revision: acceptanceCriteria.revision,
   created_at: acceptanceCriteria.createdAt,
   updated_at: acceptanceCriteria.updatedAt,
+  external_id: acceptanceCriteria.externalId,
+  attributes: acceptanceCriteria.attributes,
 };
 
-type Row = AcceptanceCriterion & { id: number };
+type Row = Omit<AcceptanceCriterion, keyof InterchangeFields> & StoredInterchange & { id: number };
 
 function select(ex: Executor) {
   return ex
@@ -41,8 +49,8 @@ function select(ex: Executor) {
     .leftJoin(creators, eq(creators.id, acceptanceCriteria.creatorId));
 }
 
-export function toCriterion({ id: _id, ...criterion }: Row): AcceptanceCriterion {
-  return criterion;
+export function toCriterion({ id: _id, external_id, attributes, ...criterion }: Row): AcceptanceCriterion {
+  return { ...criterion, ...shownInterchange({ external_id, attributes }) };
 }
 
 /** The stored rows whose ids `ids` (a subquery) selects, in creation order: what a delete records. */
@@ -96,6 +104,10 @@ export interface NewAcceptanceCriterion {
   user_story_id: string;
   description: string;
   title?: string;
+  external_id?: string;
+  attributes?: Record<string, unknown>;
+  /** Interchange import: the identity the new criterion keeps. */
+  origin?: EntityOrigin;
 }
 
 export async function createAcceptanceCriterion(
@@ -105,7 +117,9 @@ export async function createAcceptanceCriterion(
   actor: Actor,
 ): Promise<AcceptanceCriterion> {
   const story = await requireUserStoryRow(tx, workspaceId, input.user_story_id);
-  const referenceId = await nextReference(tx, workspaceId, "AC");
+  await refuseDuplicateExternalId(tx, acceptanceCriteria, workspaceId, input.external_id);
+  const { origin } = input;
+  const referenceId = await allocateReference(tx, workspaceId, "AC", origin?.reference_id);
   const stamp = iso(actor.now);
   await tx.insert(acceptanceCriteria).values({
     workspaceId,
@@ -113,9 +127,9 @@ export async function createAcceptanceCriterion(
     userStoryId: story.id,
     title: input.title ?? titleFromDescription(input.description),
     description: input.description,
-    creatorId: actor.userId,
-    createdAt: stamp,
-    updatedAt: stamp,
+    creatorId: origin?.creator_id !== undefined ? origin.creator_id : actor.userId,
+    ...interchangeColumns(input),
+    ...originStamps(origin, stamp),
   });
   const written = await requireCriterionRow(tx, workspaceId, referenceId);
   return recordWrite(tx, workspaceId, "acceptance_criterion", "create", written, toCriterion, actor);
@@ -125,6 +139,10 @@ export interface AcceptanceCriterionPatch {
   description?: string;
   title?: string;
   expected_updated_at?: string;
+  /** null clears. */
+  external_id?: string | null;
+  /** Replaces the stored attributes; null (or {}) clears them. */
+  attributes?: Record<string, unknown> | null;
 }
 
 export async function updateAcceptanceCriterion(
@@ -134,8 +152,10 @@ export async function updateAcceptanceCriterion(
   patch: AcceptanceCriterionPatch,
   actor: Actor,
 ): Promise<AcceptanceCriterion> {
-  const current = await getAcceptanceCriterion(tx, workspaceId, referenceId);
+  const row = await requireCriterionRow(tx, workspaceId, referenceId);
+  const current = toCriterion(row);
   checkExpected(referenceId, current.updated_at, patch.expected_updated_at);
+  await refuseDuplicateExternalId(tx, acceptanceCriteria, workspaceId, patch.external_id, row.id);
   // A new text without a new title re-derives the title, so the two never disagree.
   const title =
     patch.title ?? (patch.description !== undefined ? titleFromDescription(patch.description) : undefined);
@@ -144,6 +164,7 @@ export async function updateAcceptanceCriterion(
     .set({
       ...(patch.description !== undefined ? { description: patch.description } : {}),
       ...(title !== undefined ? { title } : {}),
+      ...interchangeColumns(patch),
       ...nextRevision(acceptanceCriteria.revision, current.updated_at, actor.now),
     })
     .where(

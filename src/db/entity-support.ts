@@ -6,14 +6,103 @@
  */
 import { and, eq, type SQL, sql } from "drizzle-orm";
 import { alias, type SQLiteColumn } from "drizzle-orm/sqlite-core";
-import type { EntityPatch } from "../core/domain.js";
+import type { EntityPatch, InterchangeFields } from "../core/domain.js";
 import { DomainError } from "../core/errors.js";
 import type { Prefix } from "../core/references.js";
-import { nextReference } from "./counters.repo.js";
+import { claimReference, nextReference } from "./counters.repo.js";
 import type { Executor, Tx } from "./database.js";
-import { type epics, memberships, type requirements, type userStories, users } from "./schema.js";
+import {
+  type acceptanceCriteria,
+  type epics,
+  memberships,
+  type requirements,
+  type userStories,
+  users,
+} from "./schema.js";
 
 export const creators = alias(users, "creators");
+
+/** The stored form of the interchange fields: text columns, null when unset. */
+export interface StoredInterchange {
+  external_id: string | null;
+  attributes: string | null;
+}
+
+/** The interchange fields as the tools show them: present only when set (`attributes` parsed). */
+export function shownInterchange({ external_id, attributes }: StoredInterchange): InterchangeFields {
+  return {
+    ...(external_id !== null ? { external_id } : {}),
+    ...(attributes !== null ? { attributes: JSON.parse(attributes) as Record<string, unknown> } : {}),
+  };
+}
+
+/** The columns a create or update writes for the interchange fields (undefined leaves them alone). */
+export function interchangeColumns(input: {
+  external_id?: string | null;
+  attributes?: Record<string, unknown> | null;
+}): { externalId?: string | null; attributes?: string | null } {
+  return {
+    ...(input.external_id !== undefined ? { externalId: input.external_id } : {}),
+    ...(input.attributes !== undefined
+      ? {
+          attributes:
+            input.attributes === null || Object.keys(input.attributes).length === 0
+              ? null
+              : JSON.stringify(input.attributes),
+        }
+      : {}),
+  };
+}
+
+type InterchangeTable = typeof epics | typeof userStories | typeof requirements | typeof acceptanceCriteria;
+
+/** Refuses an external id another item of the same kind in the workspace already has (`exceptId`: this one). */
+export async function refuseDuplicateExternalId(
+  ex: Executor,
+  table: InterchangeTable,
+  workspaceId: number,
+  externalId: string | null | undefined,
+  exceptId?: number,
+): Promise<void> {
+  if (externalId === undefined || externalId === null) return;
+  const rows = await ex
+    .select({ id: table.id, reference_id: table.referenceId })
+    .from(table)
+    .where(and(eq(table.workspaceId, workspaceId), eq(table.externalId, externalId)))
+    .limit(1);
+  const other = rows[0];
+  if (other && other.id !== exceptId) {
+    throw DomainError.conflict(
+      `${other.reference_id} already has external id "${externalId}"; an external id names one item per kind. Pass another external_id, or update ${other.reference_id} instead.`,
+      { reference_id: other.reference_id },
+    );
+  }
+}
+
+/**
+ * Where an imported entity comes from (interchange import): the identity it keeps. `reference_id` is kept
+ * only when it was never used in this workspace (numbers are never reused); the rest is kept as given so
+ * an export → import → export round trip is identity.
+ */
+export interface EntityOrigin {
+  reference_id?: string;
+  revision?: number;
+  created_at?: string;
+  updated_at?: string;
+  /** The creator's user id (null: unknown). */
+  creator_id?: number | null;
+}
+
+/** The reference id a new entity gets: the origin's when it is free in this workspace, else the next one. */
+export async function allocateReference(
+  tx: Tx,
+  workspaceId: number,
+  prefix: Prefix,
+  wanted: string | undefined,
+): Promise<string> {
+  if (wanted !== undefined && (await claimReference(tx, workspaceId, prefix, wanted))) return wanted;
+  return nextReference(tx, workspaceId, prefix);
+}
 export const assignees = alias(users, "assignees");
 
 /**
@@ -106,12 +195,21 @@ export async function newWorkItem<S extends string>(
   tx: Tx,
   workspaceId: number,
   prefix: Prefix,
-  input: { title: string; description?: string; status?: S; assignee?: string },
+  input: {
+    title: string;
+    description?: string;
+    status?: S;
+    assignee?: string;
+    external_id?: string;
+    attributes?: Record<string, unknown>;
+    origin?: EntityOrigin;
+  },
   actor: Actor,
 ) {
   const assigneeId =
     input.assignee === undefined ? null : await memberIdByUsername(tx, workspaceId, input.assignee);
-  const referenceId = await nextReference(tx, workspaceId, prefix);
+  const { origin } = input;
+  const referenceId = await allocateReference(tx, workspaceId, prefix, origin?.reference_id);
   const stamp = iso(actor.now);
   return {
     workspaceId,
@@ -119,10 +217,19 @@ export async function newWorkItem<S extends string>(
     title: input.title,
     description: input.description ?? "",
     ...(input.status ? { status: input.status } : {}),
-    creatorId: actor.userId,
+    creatorId: origin?.creator_id !== undefined ? origin.creator_id : actor.userId,
     assigneeId,
-    createdAt: stamp,
-    updatedAt: stamp,
+    ...interchangeColumns(input),
+    ...originStamps(origin, stamp),
+  };
+}
+
+/** created_at, updated_at and revision of a new row: the origin's when given, else now and 1. */
+export function originStamps(origin: EntityOrigin | undefined, stamp: string) {
+  return {
+    createdAt: origin?.created_at ?? stamp,
+    updatedAt: origin?.updated_at ?? origin?.created_at ?? stamp,
+    ...(origin?.revision !== undefined ? { revision: origin.revision } : {}),
   };
 }
 
@@ -133,6 +240,7 @@ export async function workItemChanges<S extends string>(
   patch: EntityPatch & { status?: S },
 ) {
   return {
+    ...interchangeColumns(patch),
     ...(patch.title !== undefined ? { title: patch.title } : {}),
     ...(patch.description !== undefined ? { description: patch.description } : {}),
     ...(patch.priority !== undefined ? { priority: patch.priority } : {}),

@@ -3,7 +3,7 @@
  * workspace is simply not found.
  */
 import { and, asc, eq, gt, type SQL, sql } from "drizzle-orm";
-import type { EntityPatch, EntityStatus, Epic } from "../core/domain.js";
+import type { InterchangeFields, EntityPatch, EntityStatus, Epic } from "../core/domain.js";
 import { DomainError } from "../core/errors.js";
 import type { Executor, Tx } from "./database.js";
 import {
@@ -12,13 +12,17 @@ import {
   checkExpected,
   creators,
   decodeCursor,
+  type EntityOrigin,
   isPositiveInt,
   newWorkItem,
   nextRevision,
   type Page,
   pageOf,
+  refuseDuplicateExternalId,
   refuseDuplicateTitle,
   requiredRow,
+  type StoredInterchange,
+  shownInterchange,
   workItemChanges,
 } from "./entity-support.js";
 import { recordWrite } from "./revisions.repo.js";
@@ -36,9 +40,11 @@ const columns = {
   revision: epics.revision,
   created_at: epics.createdAt,
   updated_at: epics.updatedAt,
+  external_id: epics.externalId,
+  attributes: epics.attributes,
 };
 
-type Row = Epic & { id: number };
+type Row = Omit<Epic, keyof InterchangeFields> & StoredInterchange & { id: number };
 
 function select(ex: Executor) {
   return ex
@@ -48,8 +54,8 @@ function select(ex: Executor) {
     .leftJoin(assignees, eq(assignees.id, epics.assigneeId));
 }
 
-export function toEpic({ id: _id, ...epic }: Row): Epic {
-  return epic;
+export function toEpic({ id: _id, external_id, attributes, ...epic }: Row): Epic {
+  return { ...epic, ...shownInterchange({ external_id, attributes }) };
 }
 
 /** The stored rows whose ids `ids` (a subquery) selects, in creation order: what a delete records. */
@@ -104,10 +110,15 @@ export interface NewEpic {
   priority?: number;
   status?: EntityStatus;
   assignee?: string;
+  external_id?: string;
+  attributes?: Record<string, unknown>;
+  /** Interchange import: the identity the new epic keeps. */
+  origin?: EntityOrigin;
 }
 
 export async function createEpic(tx: Tx, workspaceId: number, input: NewEpic, actor: Actor): Promise<Epic> {
   await refuseDuplicateEpicTitle(tx, workspaceId, input.title);
+  await refuseDuplicateExternalId(tx, epics, workspaceId, input.external_id);
   const item = await newWorkItem(tx, workspaceId, "EP", input, actor);
   await tx.insert(epics).values({ ...item, ...(input.priority ? { priority: input.priority } : {}) });
   const written = await requireEpicRow(tx, workspaceId, item.referenceId);
@@ -128,6 +139,7 @@ export async function updateEpic(
   const row = await requireEpicRow(tx, workspaceId, referenceId);
   checkExpected(referenceId, row.updated_at, patch.expected_updated_at);
   if (patch.title !== undefined) await refuseDuplicateEpicTitle(tx, workspaceId, patch.title, row.id);
+  await refuseDuplicateExternalId(tx, epics, workspaceId, patch.external_id, row.id);
   await tx
     .update(epics)
     .set({

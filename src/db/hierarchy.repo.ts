@@ -16,7 +16,7 @@ import type { Executor } from "./database.js";
 import { decodeCursor, encodeCursor, isPositiveInt } from "./entity-support.js";
 import { requireEpicRow, toEpic } from "./epics.repo.js";
 import { isRequirementKey, type RequirementKey, requirementsOfUserStoryAfter } from "./requirements.repo.js";
-import { requireUserStoryRow, userStoriesOfEpicAfter } from "./user-stories.repo.js";
+import { requireUserStoryRow, toUserStory, userStoriesOfEpicAfter } from "./user-stories.repo.js";
 
 export interface StoryTree extends UserStory {
   requirements: Requirement[];
@@ -113,7 +113,9 @@ export async function userStoryPage(
 ): Promise<Paged<StoryTree>> {
   const tag = `user_story:${storyReference}`;
   const pos = decodeCursor(tag, cursor, isStoryPos) ?? [0];
-  const { id, epic_row_id: _epic, ...story } = await requireUserStoryRow(ex, workspaceId, storyReference);
+  const row = await requireUserStoryRow(ex, workspaceId, storyReference);
+  const { id } = row;
+  const story = toUserStory(row);
   const page = new Filler(budget);
   page.carry(story);
   const part = await fillStory(ex, workspaceId, id, pos, page);
@@ -191,7 +193,9 @@ export async function userStoryCriteriaPage(
   storyReference: string,
   budget: PageBudget,
 ): Promise<UserStory & { acceptance_criteria: AcceptanceCriterion[]; more: boolean }> {
-  const { id, epic_row_id: _epic, ...story } = await requireUserStoryRow(ex, workspaceId, storyReference);
+  const row = await requireUserStoryRow(ex, workspaceId, storyReference);
+  const { id } = row;
+  const story = toUserStory(row);
   const page = new Filler(budget);
   page.carry(story);
   const part = await fillStory(ex, workspaceId, id, [2, 0], page);

@@ -3,7 +3,7 @@
  * optional assignee. Scoped by workspace.
  */
 import { and, asc, count, desc, eq, gt, or, type SQL, sql } from "drizzle-orm";
-import type { EntityPatch, Requirement, RequirementStatus } from "../core/domain.js";
+import type { InterchangeFields, EntityPatch, Requirement, RequirementStatus } from "../core/domain.js";
 import { DomainError } from "../core/errors.js";
 import type { Executor, Tx } from "./database.js";
 import {
@@ -12,14 +12,18 @@ import {
   checkExpected,
   creators,
   decodeCursor,
+  type EntityOrigin,
   inWorkspace,
   isPositiveInt,
   newWorkItem,
   nextRevision,
   type Page,
   pageOf,
+  refuseDuplicateExternalId,
   refuseDuplicateTitle,
   requiredRow,
+  type StoredInterchange,
+  shownInterchange,
   workItemChanges,
 } from "./entity-support.js";
 import { requirementTypeId } from "./requirement-types.repo.js";
@@ -43,9 +47,11 @@ const columns = {
   revision: requirements.revision,
   created_at: requirements.createdAt,
   updated_at: requirements.updatedAt,
+  external_id: requirements.externalId,
+  attributes: requirements.attributes,
 };
 
-type Row = Requirement & { id: number; story_row_id: number };
+type Row = Omit<Requirement, keyof InterchangeFields> & StoredInterchange & { id: number; story_row_id: number };
 
 function select(ex: Executor) {
   return ex
@@ -57,8 +63,8 @@ function select(ex: Executor) {
     .leftJoin(assignees, eq(assignees.id, requirements.assigneeId));
 }
 
-export function toRequirement({ id: _id, story_row_id: _story, ...requirement }: Row): Requirement {
-  return requirement;
+export function toRequirement({ id: _id, story_row_id: _story, external_id, attributes, ...requirement }: Row): Requirement {
+  return { ...requirement, ...shownInterchange({ external_id, attributes }) };
 }
 
 /** The stored rows whose ids `ids` (a subquery) selects, in creation order: what a delete records. */
@@ -125,6 +131,10 @@ export interface NewRequirement {
   priority: number;
   status?: RequirementStatus;
   assignee?: string;
+  external_id?: string;
+  attributes?: Record<string, unknown>;
+  /** Interchange import: the identity the new requirement keeps. */
+  origin?: EntityOrigin;
 }
 
 export async function createRequirement(
@@ -137,6 +147,7 @@ export async function createRequirement(
   if (input.status === "Active") await checkActivation(tx, workspaceId, undefined, []);
   const typeId = await requirementTypeId(tx, workspaceId, input.type);
   await refuseDuplicateRequirementTitle(tx, workspaceId, story.id, input.title);
+  await refuseDuplicateExternalId(tx, requirements, workspaceId, input.external_id);
   const item = await newWorkItem(tx, workspaceId, "REQ", input, actor);
   await tx.insert(requirements).values({ ...item, userStoryId: story.id, priority: input.priority, typeId });
   const written = await requireRequirementRow(tx, workspaceId, item.referenceId);
@@ -172,6 +183,7 @@ export async function updateRequirement(
   if (patch.title !== undefined || storyRowId !== row.story_row_id) {
     await refuseDuplicateRequirementTitle(tx, workspaceId, storyRowId, patch.title ?? row.title, row.id);
   }
+  await refuseDuplicateExternalId(tx, requirements, workspaceId, patch.external_id, row.id);
   const typeId = patch.type === undefined ? undefined : await requirementTypeId(tx, workspaceId, patch.type);
   await tx
     .update(requirements)

@@ -19,6 +19,13 @@ import { ROLES } from "../core/roles.js";
 const now = sql`(strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))`;
 const createdAt = () => text("created_at").notNull().default(now);
 const updatedAt = () => text("updated_at").notNull().default(now);
+/**
+ * Interchange (issue 15): an imported item's identifier elsewhere (a ReqIF IDENTIFIER, a markdown
+ * requirement index), unique per workspace and kind when set; and the fields reqlix has no column for, as
+ * a JSON object, so an import loses nothing.
+ */
+const externalId = () => text("external_id");
+const attributes = () => text("attributes");
 
 // ---------------------------------------------------------------------------------------------------------
 // Tenancy and access
@@ -166,11 +173,14 @@ export const epics = sqliteTable(
     creatorId: integer("creator_id").references(() => users.id),
     assigneeId: integer("assignee_id").references(() => users.id),
     /** Incremented on every update; lets a caller detect a stale write (conflict). */
+    externalId: externalId(),
+    attributes: attributes(),
     revision: integer("revision").notNull().default(1),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
-  (t) => [uniqueIndex("epics_workspace_reference").on(t.workspaceId, t.referenceId)],
+  (t) => [
+    uniqueIndex("epics_workspace_external").on(t.workspaceId, t.externalId).where(sql`${t.externalId} IS NOT NULL`),uniqueIndex("epics_workspace_reference").on(t.workspaceId, t.referenceId)],
 );
 
 export const userStories = sqliteTable(
@@ -190,11 +200,14 @@ export const userStories = sqliteTable(
     priority: integer("priority").notNull().default(3),
     creatorId: integer("creator_id").references(() => users.id),
     assigneeId: integer("assignee_id").references(() => users.id),
+    externalId: externalId(),
+    attributes: attributes(),
     revision: integer("revision").notNull().default(1),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
   (t) => [
+    uniqueIndex("user_stories_workspace_external").on(t.workspaceId, t.externalId).where(sql`${t.externalId} IS NOT NULL`),
     uniqueIndex("user_stories_workspace_reference").on(t.workspaceId, t.referenceId),
     index("user_stories_epic").on(t.epicId),
     // Lists page a workspace's rows in id order: (workspace_id, rowid) serves them without a sort.
@@ -222,11 +235,14 @@ export const requirements = sqliteTable(
       .references(() => requirementTypes.id),
     creatorId: integer("creator_id").references(() => users.id),
     assigneeId: integer("assignee_id").references(() => users.id),
+    externalId: externalId(),
+    attributes: attributes(),
     revision: integer("revision").notNull().default(1),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
   (t) => [
+    uniqueIndex("requirements_workspace_external").on(t.workspaceId, t.externalId).where(sql`${t.externalId} IS NOT NULL`),
     uniqueIndex("requirements_workspace_reference").on(t.workspaceId, t.referenceId),
     index("requirements_user_story").on(t.userStoryId),
     index("requirements_workspace").on(t.workspaceId),
@@ -247,11 +263,14 @@ export const acceptanceCriteria = sqliteTable(
     title: text("title").notNull(),
     description: text("description").notNull().default(""),
     creatorId: integer("creator_id").references(() => users.id),
+    externalId: externalId(),
+    attributes: attributes(),
     revision: integer("revision").notNull().default(1),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
   (t) => [
+    uniqueIndex("acceptance_criteria_workspace_external").on(t.workspaceId, t.externalId).where(sql`${t.externalId} IS NOT NULL`),
     uniqueIndex("acceptance_criteria_workspace_reference").on(t.workspaceId, t.referenceId),
     index("acceptance_criteria_user_story").on(t.userStoryId),
   ],

@@ -2,7 +2,7 @@
  * User stories (US-001): belong to an epic; hold requirements and acceptance criteria. Scoped by workspace.
  */
 import { and, asc, eq, gt, type SQL, sql } from "drizzle-orm";
-import type { EntityPatch, EntityStatus, UserStory } from "../core/domain.js";
+import type { InterchangeFields, EntityPatch, EntityStatus, UserStory } from "../core/domain.js";
 import { DomainError } from "../core/errors.js";
 import type { Executor, Tx } from "./database.js";
 import {
@@ -11,14 +11,18 @@ import {
   checkExpected,
   creators,
   decodeCursor,
+  type EntityOrigin,
   inWorkspace,
   isPositiveInt,
   newWorkItem,
   nextRevision,
   type Page,
   pageOf,
+  refuseDuplicateExternalId,
   refuseDuplicateTitle,
   requiredRow,
+  type StoredInterchange,
+  shownInterchange,
   workItemChanges,
 } from "./entity-support.js";
 import { requireEpicRow } from "./epics.repo.js";
@@ -39,9 +43,11 @@ const columns = {
   revision: userStories.revision,
   created_at: userStories.createdAt,
   updated_at: userStories.updatedAt,
+  external_id: userStories.externalId,
+  attributes: userStories.attributes,
 };
 
-type Row = UserStory & { id: number; epic_row_id: number };
+type Row = Omit<UserStory, keyof InterchangeFields> & StoredInterchange & { id: number; epic_row_id: number };
 
 function select(ex: Executor) {
   return ex
@@ -52,8 +58,8 @@ function select(ex: Executor) {
     .leftJoin(assignees, eq(assignees.id, userStories.assigneeId));
 }
 
-export function toUserStory({ id: _id, epic_row_id: _epic, ...story }: Row): UserStory {
-  return story;
+export function toUserStory({ id: _id, epic_row_id: _epic, external_id, attributes, ...story }: Row): UserStory {
+  return { ...story, ...shownInterchange({ external_id, attributes }) };
 }
 
 /** The stored rows whose ids `ids` (a subquery) selects, in creation order: what a delete records. */
@@ -119,6 +125,10 @@ export interface NewUserStory {
   priority?: number;
   status?: EntityStatus;
   assignee?: string;
+  external_id?: string;
+  attributes?: Record<string, unknown>;
+  /** Interchange import: the identity the new story keeps. */
+  origin?: EntityOrigin;
 }
 
 export async function createUserStory(
@@ -129,6 +139,7 @@ export async function createUserStory(
 ): Promise<UserStory> {
   const epic = await requireEpicRow(tx, workspaceId, input.epic_id);
   await refuseDuplicateStoryTitle(tx, workspaceId, epic.id, input.title);
+  await refuseDuplicateExternalId(tx, userStories, workspaceId, input.external_id);
   const item = await newWorkItem(tx, workspaceId, "US", input, actor);
   await tx
     .insert(userStories)
@@ -157,6 +168,7 @@ export async function updateUserStory(
   if (patch.title !== undefined || epicRowId !== row.epic_row_id) {
     await refuseDuplicateStoryTitle(tx, workspaceId, epicRowId, patch.title ?? row.title, row.id);
   }
+  await refuseDuplicateExternalId(tx, userStories, workspaceId, patch.external_id, row.id);
   await tx
     .update(userStories)
     .set({

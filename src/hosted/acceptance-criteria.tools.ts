@@ -2,7 +2,15 @@
 import * as z from "zod";
 import { createAcceptanceCriterion, updateAcceptanceCriterion } from "../db/acceptance-criteria.repo.js";
 import { actor, CREATE, hostedTool, requireChanges, UPDATE } from "./access.js";
-import { criterionId, criterionOutput, expectedUpdatedAt, title, userStoryId } from "./schemas.js";
+import {
+  clearableExternalId,
+  criterionId,
+  criterionOutput,
+  expectedUpdatedAt,
+  externalId,
+  title,
+  userStoryId,
+} from "./schemas.js";
 
 const criterionText = () =>
   z
@@ -21,6 +29,7 @@ export const createAcceptanceCriteriaTool = hostedTool({
     user_story_id: userStoryId(),
     description: criterionText(),
     title: title().optional().describe("Short title; default: the first line of the description."),
+    external_id: externalId().optional(),
   }),
   output: criterionOutput,
   annotations: CREATE,
@@ -38,6 +47,7 @@ export const updateAcceptanceCriteriaTool = hostedTool({
     acceptance_criteria_id: criterionId(),
     description: criterionText().optional(),
     title: title().optional(),
+    external_id: clearableExternalId().optional(),
     expected_updated_at: expectedUpdatedAt().optional(),
   }),
   output: criterionOutput,

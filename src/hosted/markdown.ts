@@ -2,6 +2,7 @@
 import {
   type AcceptanceCriterion,
   type Epic,
+  type InterchangeFields,
   PRIORITY_NAMES,
   type Relationship,
   type Requirement,
@@ -13,8 +14,19 @@ const priorityText = (p: number) => `${p} (${PRIORITY_NAMES[p] ?? "?"})`;
 const who = (name: string | null) => name ?? "—";
 const body = (text: string) => (text.trim() === "" ? "_No description._" : text.trim());
 
-function facts(lines: [string, string][]): string {
-  return lines.map(([k, v]) => `- ${k}: ${v}`).join("\n");
+function facts(lines: [string, string][], item?: InterchangeFields): string {
+  return [...lines, ...interchangeFacts(item)].map(([k, v]) => `- ${k}: ${v}`).join("\n");
+}
+
+/** External id and imported attributes, only when the item has them. */
+function interchangeFacts(item: InterchangeFields | undefined): [string, string][] {
+  if (!item) return [];
+  return [
+    ...(item.external_id !== undefined ? [["External id", item.external_id] as [string, string]] : []),
+    ...(item.attributes !== undefined
+      ? [["Attributes", JSON.stringify(item.attributes)] as [string, string]]
+      : []),
+  ];
 }
 
 export function epicMarkdown(e: Epic): string {
@@ -27,7 +39,7 @@ ${facts([
   ["Assignee", who(e.assignee_username)],
   ["Created", e.created_at],
   ["Updated", e.updated_at],
-])}
+], e)}
 
 ${body(e.description)}
 `;
@@ -49,7 +61,7 @@ ${facts([
   ["Assignee", who(s.assignee_username)],
   ["Created", s.created_at],
   ["Updated", s.updated_at],
-])}
+], s)}
 
 ${body(s.description)}
 ${list}`;
@@ -84,7 +96,7 @@ ${facts([
   ["Created", r.created_at],
   ["Updated", r.updated_at],
   ...(coverage === undefined ? [] : [["Coverage", coverage] as [string, string]]),
-])}
+], r)}
 
 ${body(r.description)}
 ${links}`;
@@ -98,7 +110,7 @@ ${facts([
   ["Creator", who(c.creator_username)],
   ["Created", c.created_at],
   ["Updated", c.updated_at],
-])}
+], c)}
 
 ${body(c.description)}
 `;

@@ -4,6 +4,7 @@
  */
 import * as z from "zod";
 import { ENTITY_STATUSES, PRIORITY_SCALE_MESSAGE, REQUIREMENT_STATUSES } from "../core/domain.js";
+import { externalIdSchema } from "../core/interchange/document.js";
 import { formatReference } from "../core/references.js";
 
 /**
@@ -54,6 +55,11 @@ export const clearableAssignee = () =>
     .max(100)
     .nullable()
     .describe("Username of a workspace member; null removes the assignee.");
+export const externalId = () =>
+  externalIdSchema.describe(
+    "The item's identifier in another tool (a DOORS/ReqIF IDENTIFIER, a Jira key, a markdown index), at most 200 characters; unique per kind in the workspace. Imports match on it.",
+  );
+export const clearableExternalId = () => externalId().nullable().describe("External id; null removes it.");
 export const expectedUpdatedAt = () =>
   z
     .string()
@@ -80,6 +86,7 @@ export const newWorkItemFields = () => ({
   description: description().optional(),
   priority: priority().optional().describe("1 (Critical) to 4 (Low); default 3 (Medium)."),
   assignee: assignee().optional(),
+  external_id: externalId().optional(),
 });
 
 /** What update_epic and update_user_story can change (update_requirement also takes a type, before priority). */
@@ -89,6 +96,7 @@ export const workItemChangeFields = () => ({
   priority: priority().optional(),
   status: entityStatus().optional(),
   assignee: clearableAssignee().optional(),
+  external_id: clearableExternalId().optional(),
   expected_updated_at: expectedUpdatedAt().optional(),
 });
 
@@ -101,6 +109,14 @@ const stamps = {
 const people = {
   creator_username: z.string().nullable(),
   assignee_username: z.string().nullable(),
+};
+/** Shown only when set (interchange, issue 15). */
+const interchangeOutput = {
+  external_id: z.string().optional().describe("The item's identifier in another tool, when it has one."),
+  attributes: z
+    .record(z.string(), z.unknown())
+    .optional()
+    .describe("Imported fields reqlix has no column for, when there are any."),
 };
 const revision = {
   revision: z
@@ -129,6 +145,7 @@ function workItemOutput<
     ...people,
     ...revision,
     ...stamps,
+    ...interchangeOutput,
   });
 }
 
@@ -146,6 +163,7 @@ export const criterionOutput = z.object({
   creator_username: z.string().nullable(),
   ...revision,
   ...stamps,
+  ...interchangeOutput,
 });
 
 /** A user story with its requirements and acceptance criteria (get_user_story, and each story of epic_hierarchy). */

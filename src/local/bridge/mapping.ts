@@ -11,51 +11,33 @@
  * assignee, relationships, comments) is the hosted side's and is sent back unchanged. Names of epics and
  * stories follow the files. A requirement that is Obsolete in the workspace counts as absent.
  *
- * Only types are taken from the interchange document model: the companion bundle stays free of its
- * schemas (startup time), and the server validates what it receives.
+ * Only the interchange document's types are imported (core/interchange/document.ts): the companion bundle
+ * stays free of its schemas (startup time), and the server validates what it receives.
  */
 import { createHash } from "node:crypto";
+import type { RequirementStatus } from "../../core/domain.js";
+import type { InterchangeDocumentInput } from "../../core/interchange/document.js";
 import { normalizeBody } from "../reqlix/markdown.js";
 
-/** The parts of the interchange document (core/interchange/document.ts) the bridge reads and writes. */
-export interface DocEntity {
-  reference_id?: string;
-  external_id?: string | null;
-  title: string;
-  description?: string;
-  revision?: number;
-  [field: string]: unknown;
-}
+type DocumentInput = InterchangeDocumentInput;
+export type EpicDoc = NonNullable<DocumentInput["epics"]>[number];
+export type StoryDoc = NonNullable<DocumentInput["user_stories"]>[number];
+export type RequirementDoc = NonNullable<DocumentInput["requirements"]>[number];
 
-export interface EpicDoc extends DocEntity {}
-
-export interface StoryDoc extends DocEntity {
-  epic: string;
-}
-
-export interface RequirementDoc extends DocEntity {
-  user_story: string;
-  type?: string;
-  status?: string;
-}
-
-export interface BridgeDocument {
-  format: "reqlix-export";
-  version: 1;
-  workspace?: { slug: string; name: string };
+/** An interchange document as the bridge reads (export) and writes (import) it: the lists it uses present. */
+export type BridgeDocument = DocumentInput & {
   epics: EpicDoc[];
   user_stories: StoryDoc[];
   requirements: RequirementDoc[];
-  [field: string]: unknown;
-}
+};
 
 /** The hash of an item that does not exist on a side (never created, deleted, or Obsolete hosted). */
 export const ABSENT = "absent";
 
 /** Type and status a requirement created by a push gets: reviewed in the workspace before it is Active. */
 export const NEW_REQUIREMENT_TYPE = "Functional";
-export const NEW_REQUIREMENT_STATUS = "Draft";
-export const OBSOLETE = "Obsolete";
+export const NEW_REQUIREMENT_STATUS = "Draft" satisfies RequirementStatus;
+export const OBSOLETE = "Obsolete" satisfies RequirementStatus;
 
 /** What both sides compare: title and text, the text normalized as the reqlix tools exchange it. */
 export function contentHash(title: string, text: string): string {

@@ -110,6 +110,7 @@ describe("reconcile", () => {
       description: "Made by a teammate.",
       user_story: hosted("T.U.1").user_story,
       status: "Draft",
+      type: "Functional",
     });
     const rec = reconcile(local, doc, state);
     const change = (key: string) =>

@@ -2,7 +2,7 @@
  * What push and pull share: one sync at a time per project (a lock beside the state file), the local
  * files and the workspace read once, the state of this target, and the result shape both report.
  */
-import { mkdir } from "node:fs/promises";
+import { mkdir, rmdir } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { withFileLock } from "../file-lock.js";
 import { checkProjectRoot } from "../reqlix/paths.js";
@@ -70,19 +70,26 @@ export function emptyResult(action: "push" | "pull", target: BridgeTarget): Sync
 /** Runs `fn` holding the project's sync lock, with the files, the workspace and the state read. */
 export async function withSession<T>(options: SyncOptions, fn: (session: Session) => Promise<T>): Promise<T> {
   const root = await checkProjectRoot(options.projectRoot);
-  await mkdir(join(root, dirname(STATE_FILE)), { recursive: true });
-  return withFileLock(
-    join(root, `${STATE_FILE}.lock`),
-    async () => {
-      const file = await readSyncState(root);
-      const key = targetKey(options.target.url, options.target.workspace);
-      const state = file.targets[key] ?? emptyTarget(options.target.url, options.target.workspace);
-      const project = await readLocalProject(root, options.env);
-      const doc = await exportWorkspace(options.target, options.signal);
-      return fn({ root, project, doc, file, key, state });
-    },
-    { signal: options.signal },
-  );
+  const stateDir = join(root, dirname(STATE_FILE));
+  const made = await mkdir(stateDir, { recursive: true });
+  try {
+    return await withFileLock(
+      join(root, `${STATE_FILE}.lock`),
+      async () => {
+        const file = await readSyncState(root);
+        const key = targetKey(options.target.url, options.target.workspace);
+        const state = file.targets[key] ?? emptyTarget(options.target.url, options.target.workspace);
+        // The workspace first: a refused token or a wrong workspace stops before any file is touched.
+        const doc = await exportWorkspace(options.target, options.signal);
+        const project = await readLocalProject(root, options.env);
+        return fn({ root, project, doc, file, key, state });
+      },
+      { signal: options.signal },
+    );
+  } finally {
+    // A first sync that failed leaves no empty .reqlix/ behind (rmdir refuses a folder with anything in it).
+    if (made !== undefined) await rmdir(stateDir).catch(() => {});
+  }
 }
 
 /** Remembers the containers a reconciliation mapped, beside the requirements' new state. */

@@ -4,7 +4,7 @@
  * the tools over the real MCP SDK Client on stdio. Each test has its own workspace.
  */
 import { execFile } from "node:child_process";
-import { readFile } from "node:fs/promises";
+import { readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { STATE_FILE } from "../../../src/local/bridge/sync-state.js";
@@ -249,6 +249,7 @@ describe("reqlix-mcp push and pull", () => {
     expect(run.stderr).not.toContain(bad);
     await expectSameFiles(files);
     await expect(readFile(join(project.root, STATE_FILE))).rejects.toThrow();
+    await expect(stat(join(project.root, ".reqlix"))).rejects.toThrow(); // not even the folder
     expect((await exported()).requirements).toEqual([]);
 
     const other = await cli(["push", "--url", hosted.url, "--token", token, "--workspace", "default"]);

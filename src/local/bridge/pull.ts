@@ -26,7 +26,7 @@ const TITLE_MAX = 100;
 
 type Write =
   | { kind: "update"; index: string; title: string; text: string }
-  | { kind: "delete"; index: string }
+  | { kind: "delete"; index: string; title: string; chapterKey: string }
   | { kind: "insert"; hosted: RequirementDoc; chapter: LocalChapter; title: string; text: string };
 
 function titleProblem(title: string): string | undefined {
@@ -70,12 +70,31 @@ function planPull(items: Item[], chapterOfStory: Map<string, LocalChapter>, resu
     if (local && live) {
       writes.push({ kind: "update", index: local.index, title: live.title, text: live.description ?? "" });
     } else if (local) {
-      writes.push({ kind: "delete", index: local.index });
+      writes.push({ kind: "delete", index: local.index, title: local.title, chapterKey: local.chapterKey });
     } else if (live) {
       const chapter = chapterOfStory.get(live.user_story.toUpperCase());
       if (!chapter) continue; // only reachable through a mapped story (reconcile step 3)
       writes.push({ kind: "insert", hosted: live, chapter, title: live.title, text: live.description ?? "" });
     }
+  }
+  // Titles are unique in a chapter: what the chapter will hold after the pull must be.
+  const titles = new Map<string, string>();
+  const deleted = new Set(writes.flatMap((w) => (w.kind === "delete" ? [w.index] : [])));
+  const retitled = new Map(writes.flatMap((w) => (w.kind === "update" ? [[w.index, w.title] as const] : [])));
+  for (const item of items) {
+    const l = item.local;
+    if (l && !deleted.has(l.index))
+      titles.set(`${l.chapterKey} ${retitled.get(l.index) ?? l.title}`, l.index);
+  }
+  for (const w of writes) {
+    if (w.kind !== "insert") continue;
+    const key = `${w.chapter.key} ${w.title}`;
+    const owner = titles.get(key);
+    if (owner !== undefined)
+      problems.push(
+        `${w.hosted.reference_id}: its title "${w.title}" is already the title of ${owner} in chapter "${w.chapter.name}". Rename one of them and sync again.`,
+      );
+    titles.set(key, w.hosted.reference_id ?? "?");
   }
   if (problems.length > 0)
     throw DomainError.invalid(
@@ -98,15 +117,27 @@ export async function pull(options: SyncOptions): Promise<SyncResult> {
     const { projectRoot, env, signal } = options;
     // Pairs the inserts make (new index ↔ reference id): the workspace learns the index on the next push.
     const inserted: TargetState["requirements"] = {};
-    for (const w of writes.filter((x) => x.kind === "delete")) {
-      await deleteRequirement(projectRoot, env, w.index, signal);
-      result.pulled.deleted.push(w.index);
-    }
-    for (const w of writes) {
-      if (w.kind === "update") {
+    // Updates, then inserts, then deletes: a requirement new in the workspace gets a fresh index, never
+    // the number of one deleted in the same pull (code may still cite that one). A delete whose title an
+    // insert takes goes first, as titles are unique in a chapter.
+    const insertedTitles = new Set(
+      writes.flatMap((w) => (w.kind === "insert" ? [`${w.chapter.key} ${w.title}`] : [])),
+    );
+    const early = (w: Write) => w.kind === "delete" && insertedTitles.has(`${w.chapterKey} ${w.title}`);
+    const ordered = [
+      ...writes.filter((w) => w.kind === "update"),
+      ...writes.filter(early),
+      ...writes.filter((w) => w.kind === "insert"),
+      ...writes.filter((w) => w.kind === "delete" && !early(w)),
+    ];
+    for (const w of ordered) {
+      if (w.kind === "delete") {
+        await deleteRequirement(projectRoot, env, w.index, signal);
+        result.pulled.deleted.push(w.index);
+      } else if (w.kind === "update") {
         await updateRequirement(projectRoot, env, { index: w.index, title: w.title, text: w.text }, signal);
         result.pulled.updated.push(w.index);
-      } else if (w.kind === "insert") {
+      } else {
         const category = w.chapter.requirements[0]?.category as string;
         const made = await insertRequirement(
           projectRoot,

@@ -34,7 +34,12 @@ const TITLE_MAX = 200;
 const DESCRIPTION_MAX = 20_000;
 
 /** Builds the import document; `result` lists what it does. */
-function planPush(project: LocalProject, rec: Reconciliation, result: SyncResult): BridgeDocument {
+function planPush(
+  project: LocalProject,
+  rec: Reconciliation,
+  hostedDoc: BridgeDocument,
+  result: SyncResult,
+): BridgeDocument {
   const requirements: RequirementDoc[] = [];
   const newIn = new Set<string>(); // chapter keys that get new requirements
   const problems: string[] = [];
@@ -94,6 +99,7 @@ function planPush(project: LocalProject, rec: Reconciliation, result: SyncResult
       result.pushed.external_ids_set.push(local.index);
     }
   }
+  requirements.unshift(...freedIndices(requirements, hostedDoc.requirements));
   if (problems.length > 0)
     throw DomainError.invalid(
       `Nothing was pushed: ${problems.length} requirement(s) cannot go to the workspace.\n- ${problems.join("\n- ")}`,
@@ -133,6 +139,26 @@ function planPush(project: LocalProject, rec: Reconciliation, result: SyncResult
   return { format: "reqlix-export", version: 1, epics, user_stories: stories, requirements };
 }
 
+/**
+ * External ids are unique per workspace: an index given to one requirement is first taken from any other
+ * that still holds it (one made Obsolete in the workspace and deleted by a pull, whose index reqlix then
+ * reused). Those clearing updates go first in the document, so the import applies them first.
+ */
+function freedIndices(sent: RequirementDoc[], hosted: RequirementDoc[]): RequirementDoc[] {
+  const inDoc = new Set(sent.map((r) => r.reference_id).filter((r) => r !== undefined));
+  const out: RequirementDoc[] = [];
+  for (const r of sent) {
+    if (!r.reference_id || typeof r.external_id !== "string") continue;
+    for (const holder of hosted) {
+      if (holder.external_id === r.external_id && holder.reference_id && !inDoc.has(holder.reference_id)) {
+        out.push({ ...holder, external_id: null });
+        inDoc.add(holder.reference_id);
+      }
+    }
+  }
+  return out;
+}
+
 function hasWork(doc: BridgeDocument): boolean {
   return doc.epics.length + doc.user_stories.length + doc.requirements.length > 0;
 }
@@ -147,7 +173,7 @@ export async function push(options: SyncOptions): Promise<SyncResult> {
       result.conflicts = conflicts.map(conflictOf);
       return result;
     }
-    const doc = planPush(session.project, rec, result);
+    const doc = planPush(session.project, rec, session.doc, result);
     let after = rec;
     if (hasWork(doc)) {
       await importDocument(options.target, doc, PUSH_SOURCE, options.signal);

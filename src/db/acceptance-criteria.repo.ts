@@ -2,7 +2,7 @@
  * Acceptance criteria (AC-001): the testable conditions of a user story. Scoped by workspace.
  */
 import { and, asc, eq, gt, type SQL, sql } from "drizzle-orm";
-import type { InterchangeFields, AcceptanceCriterion } from "../core/domain.js";
+import type { AcceptanceCriterion, InterchangeFields } from "../core/domain.js";
 import { DomainError } from "../core/errors.js";
 import type { Executor, Tx } from "./database.js";
 import {
@@ -11,8 +11,8 @@ import {
   checkExpected,
   creators,
   type EntityOrigin,
-  inWorkspace,
   interchangeColumns,
+  inWorkspace,
   iso,
   nextRevision,
   originStamps,

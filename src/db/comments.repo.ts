@@ -46,12 +46,23 @@ function toComment({ user_id: _u, ...c }: CommentRow): Comment {
   return { ...c, resolved: c.resolved_at !== null };
 }
 
+/** Interchange import: what an imported comment keeps of the file. */
+export interface CommentOrigin {
+  revision?: number;
+  created_at?: string;
+  /** The author's user id; null: unknown. */
+  user_id?: number | null;
+  resolved_at?: string | null;
+  resolved_by_id?: number | null;
+}
+
 export async function addComment(
   tx: Tx,
   workspaceId: number,
   referenceId: string,
   text: string,
   actor: Actor,
+  origin: CommentOrigin = {},
 ): Promise<Comment> {
   const target = await reviewTarget(tx, workspaceId, referenceId);
   const [row] = await tx
@@ -61,10 +72,12 @@ export async function addComment(
       entityKind: target.kind,
       entityId: target.id,
       referenceId: target.reference_id,
-      revision: target.revision,
-      userId: actor.userId,
+      revision: origin.revision ?? target.revision,
+      userId: origin.user_id !== undefined ? origin.user_id : actor.userId,
       text,
-      createdAt: iso(actor.now),
+      createdAt: origin.created_at ?? iso(actor.now),
+      resolvedAt: origin.resolved_at ?? null,
+      resolvedById: origin.resolved_by_id ?? null,
     })
     .returning({ id: comments.id });
   if (!row) throw new Error("comment insert returned no row");

@@ -3,7 +3,7 @@
  * workspace is simply not found.
  */
 import { and, asc, eq, gt, type SQL, sql } from "drizzle-orm";
-import type { InterchangeFields, EntityPatch, EntityStatus, Epic } from "../core/domain.js";
+import type { EntityPatch, EntityStatus, Epic, InterchangeFields } from "../core/domain.js";
 import { DomainError } from "../core/errors.js";
 import type { Executor, Tx } from "./database.js";
 import {

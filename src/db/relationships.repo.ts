@@ -143,11 +143,22 @@ async function requireOne(tx: Tx, workspaceId: number, key: RelationshipKey) {
   return { ids, existing };
 }
 
+/** Interchange import: what a created relationship keeps of the file (so a round trip is identity). */
+export interface RelationshipOrigin {
+  revision?: number;
+  source_revision?: number;
+  target_revision?: number;
+  created_at?: string;
+  /** null: unknown creator. */
+  creator_id?: number | null;
+}
+
 export async function createRelationship(
   tx: Tx,
   workspaceId: number,
   key: RelationshipKey,
   actor: Actor,
+  origin: RelationshipOrigin = {},
 ): Promise<Relationship> {
   if (key.source_requirement_id === key.target_requirement_id) {
     throw DomainError.invalid(
@@ -166,10 +177,11 @@ export async function createRelationship(
     sourceRequirementId: ids.sourceId,
     targetRequirementId: ids.targetId,
     typeId: ids.typeId,
-    creatorId: actor.userId,
-    createdAt: iso(actor.now),
-    sourceRevision: ids.source.revision,
-    targetRevision: ids.target.revision,
+    creatorId: origin.creator_id !== undefined ? origin.creator_id : actor.userId,
+    createdAt: origin.created_at ?? iso(actor.now),
+    sourceRevision: origin.source_revision ?? ids.source.revision,
+    targetRevision: origin.target_revision ?? ids.target.revision,
+    ...(origin.revision !== undefined ? { revision: origin.revision } : {}),
   });
   const created = await findOne(tx, workspaceId, ids);
   if (!created) throw new Error("relationship vanished after insert");

@@ -3,7 +3,7 @@
  * optional assignee. Scoped by workspace.
  */
 import { and, asc, count, desc, eq, gt, or, type SQL, sql } from "drizzle-orm";
-import type { InterchangeFields, EntityPatch, Requirement, RequirementStatus } from "../core/domain.js";
+import type { EntityPatch, InterchangeFields, Requirement, RequirementStatus } from "../core/domain.js";
 import { DomainError } from "../core/errors.js";
 import type { Executor, Tx } from "./database.js";
 import {
@@ -51,7 +51,8 @@ const columns = {
   attributes: requirements.attributes,
 };
 
-type Row = Omit<Requirement, keyof InterchangeFields> & StoredInterchange & { id: number; story_row_id: number };
+type Row = Omit<Requirement, keyof InterchangeFields> &
+  StoredInterchange & { id: number; story_row_id: number };
 
 function select(ex: Executor) {
   return ex
@@ -63,7 +64,13 @@ function select(ex: Executor) {
     .leftJoin(assignees, eq(assignees.id, requirements.assigneeId));
 }
 
-export function toRequirement({ id: _id, story_row_id: _story, external_id, attributes, ...requirement }: Row): Requirement {
+export function toRequirement({
+  id: _id,
+  story_row_id: _story,
+  external_id,
+  attributes,
+  ...requirement
+}: Row): Requirement {
   return { ...requirement, ...shownInterchange({ external_id, attributes }) };
 }
 

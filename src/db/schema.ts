@@ -180,7 +180,11 @@ export const epics = sqliteTable(
     updatedAt: updatedAt(),
   },
   (t) => [
-    uniqueIndex("epics_workspace_external").on(t.workspaceId, t.externalId).where(sql`${t.externalId} IS NOT NULL`),uniqueIndex("epics_workspace_reference").on(t.workspaceId, t.referenceId)],
+    uniqueIndex("epics_workspace_external")
+      .on(t.workspaceId, t.externalId)
+      .where(sql`${t.externalId} IS NOT NULL`),
+    uniqueIndex("epics_workspace_reference").on(t.workspaceId, t.referenceId),
+  ],
 );
 
 export const userStories = sqliteTable(
@@ -207,7 +211,9 @@ export const userStories = sqliteTable(
     updatedAt: updatedAt(),
   },
   (t) => [
-    uniqueIndex("user_stories_workspace_external").on(t.workspaceId, t.externalId).where(sql`${t.externalId} IS NOT NULL`),
+    uniqueIndex("user_stories_workspace_external")
+      .on(t.workspaceId, t.externalId)
+      .where(sql`${t.externalId} IS NOT NULL`),
     uniqueIndex("user_stories_workspace_reference").on(t.workspaceId, t.referenceId),
     index("user_stories_epic").on(t.epicId),
     // Lists page a workspace's rows in id order: (workspace_id, rowid) serves them without a sort.
@@ -242,7 +248,9 @@ export const requirements = sqliteTable(
     updatedAt: updatedAt(),
   },
   (t) => [
-    uniqueIndex("requirements_workspace_external").on(t.workspaceId, t.externalId).where(sql`${t.externalId} IS NOT NULL`),
+    uniqueIndex("requirements_workspace_external")
+      .on(t.workspaceId, t.externalId)
+      .where(sql`${t.externalId} IS NOT NULL`),
     uniqueIndex("requirements_workspace_reference").on(t.workspaceId, t.referenceId),
     index("requirements_user_story").on(t.userStoryId),
     index("requirements_workspace").on(t.workspaceId),
@@ -270,7 +278,9 @@ export const acceptanceCriteria = sqliteTable(
     updatedAt: updatedAt(),
   },
   (t) => [
-    uniqueIndex("acceptance_criteria_workspace_external").on(t.workspaceId, t.externalId).where(sql`${t.externalId} IS NOT NULL`),
+    uniqueIndex("acceptance_criteria_workspace_external")
+      .on(t.workspaceId, t.externalId)
+      .where(sql`${t.externalId} IS NOT NULL`),
     uniqueIndex("acceptance_criteria_workspace_reference").on(t.workspaceId, t.referenceId),
     index("acceptance_criteria_user_story").on(t.userStoryId),
   ],

@@ -2,7 +2,7 @@
  * User stories (US-001): belong to an epic; hold requirements and acceptance criteria. Scoped by workspace.
  */
 import { and, asc, eq, gt, type SQL, sql } from "drizzle-orm";
-import type { InterchangeFields, EntityPatch, EntityStatus, UserStory } from "../core/domain.js";
+import type { EntityPatch, EntityStatus, InterchangeFields, UserStory } from "../core/domain.js";
 import { DomainError } from "../core/errors.js";
 import type { Executor, Tx } from "./database.js";
 import {
@@ -58,7 +58,13 @@ function select(ex: Executor) {
     .leftJoin(assignees, eq(assignees.id, userStories.assigneeId));
 }
 
-export function toUserStory({ id: _id, epic_row_id: _epic, external_id, attributes, ...story }: Row): UserStory {
+export function toUserStory({
+  id: _id,
+  epic_row_id: _epic,
+  external_id,
+  attributes,
+  ...story
+}: Row): UserStory {
   return { ...story, ...shownInterchange({ external_id, attributes }) };
 }
 

@@ -32,14 +32,17 @@ function interchangeFacts(item: InterchangeFields | undefined): [string, string]
 export function epicMarkdown(e: Epic): string {
   return `# ${e.reference_id}: ${e.title}
 
-${facts([
-  ["Status", e.status],
-  ["Priority", priorityText(e.priority)],
-  ["Creator", who(e.creator_username)],
-  ["Assignee", who(e.assignee_username)],
-  ["Created", e.created_at],
-  ["Updated", e.updated_at],
-], e)}
+${facts(
+  [
+    ["Status", e.status],
+    ["Priority", priorityText(e.priority)],
+    ["Creator", who(e.creator_username)],
+    ["Assignee", who(e.assignee_username)],
+    ["Created", e.created_at],
+    ["Updated", e.updated_at],
+  ],
+  e,
+)}
 
 ${body(e.description)}
 `;
@@ -53,15 +56,18 @@ export function userStoryMarkdown(s: UserStory, criteria?: AcceptanceCriterion[]
       : `\n## Acceptance criteria\n\n${criteria.map(criterionLine).join("\n") || "_None yet._"}\n`;
   return `# ${s.reference_id}: ${s.title}
 
-${facts([
-  ["Epic", s.epic_id],
-  ["Status", s.status],
-  ["Priority", priorityText(s.priority)],
-  ["Creator", who(s.creator_username)],
-  ["Assignee", who(s.assignee_username)],
-  ["Created", s.created_at],
-  ["Updated", s.updated_at],
-], s)}
+${facts(
+  [
+    ["Epic", s.epic_id],
+    ["Status", s.status],
+    ["Priority", priorityText(s.priority)],
+    ["Creator", who(s.creator_username)],
+    ["Assignee", who(s.assignee_username)],
+    ["Created", s.created_at],
+    ["Updated", s.updated_at],
+  ],
+  s,
+)}
 
 ${body(s.description)}
 ${list}`;
@@ -86,17 +92,20 @@ export function requirementMarkdown(
     : "";
   return `# ${r.reference_id}: ${r.title}
 
-${facts([
-  ["User story", r.user_story_id],
-  ["Type", r.type_name],
-  ["Status", r.status],
-  ["Priority", priorityText(r.priority)],
-  ["Creator", who(r.creator_username)],
-  ["Assignee", who(r.assignee_username)],
-  ["Created", r.created_at],
-  ["Updated", r.updated_at],
-  ...(coverage === undefined ? [] : [["Coverage", coverage] as [string, string]]),
-], r)}
+${facts(
+  [
+    ["User story", r.user_story_id],
+    ["Type", r.type_name],
+    ["Status", r.status],
+    ["Priority", priorityText(r.priority)],
+    ["Creator", who(r.creator_username)],
+    ["Assignee", who(r.assignee_username)],
+    ["Created", r.created_at],
+    ["Updated", r.updated_at],
+    ...(coverage === undefined ? [] : [["Coverage", coverage] as [string, string]]),
+  ],
+  r,
+)}
 
 ${body(r.description)}
 ${links}`;
@@ -105,12 +114,15 @@ ${links}`;
 export function criterionMarkdown(c: AcceptanceCriterion): string {
   return `# ${c.reference_id}: ${c.title}
 
-${facts([
-  ["User story", c.user_story_id],
-  ["Creator", who(c.creator_username)],
-  ["Created", c.created_at],
-  ["Updated", c.updated_at],
-], c)}
+${facts(
+  [
+    ["User story", c.user_story_id],
+    ["Creator", who(c.creator_username)],
+    ["Created", c.created_at],
+    ["Updated", c.updated_at],
+  ],
+  c,
+)}
 
 ${body(c.description)}
 `;

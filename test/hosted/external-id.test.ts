@@ -15,8 +15,12 @@ beforeAll(async () => {
     external_id: "  DOORS-EP-1 ",
   });
   expect(epic).toMatchObject({ external_id: "DOORS-EP-1" });
-  story = (await ok<{ reference_id: string }>(editor, "create_user_story", { epic_id: epic.reference_id, title: "S" }))
-    .reference_id;
+  story = (
+    await ok<{ reference_id: string }>(editor, "create_user_story", {
+      epic_id: epic.reference_id,
+      title: "S",
+    })
+  ).reference_id;
 });
 afterAll(async () => h?.close());
 
@@ -31,7 +35,7 @@ describe("external_id", () => {
     });
     expect(req.external_id).toBe("REQ-IDX-7");
     const read = await editor.readResource({ uri: `requirement://${req.reference_id}` });
-    expect(String(read.contents[0]?.text)).toContain("- External id: REQ-IDX-7");
+    expect(JSON.stringify(read.contents[0])).toContain("- External id: REQ-IDX-7");
     const changed = await ok<Record<string, unknown>>(editor, "update_requirement", {
       requirement_id: req.reference_id,
       external_id: "REQ-IDX-8",

@@ -118,7 +118,10 @@ export const commentDoc = z.object({
   resolved_by: username.nullable().optional(),
 });
 
-export const namedTypeDoc = z.object({ name: z.string().trim().min(1).max(100), description: z.string().default("") });
+export const namedTypeDoc = z.object({
+  name: z.string().trim().min(1).max(100),
+  description: z.string().default(""),
+});
 
 export const baselineDoc = z.object({
   name: z.string().min(1).max(200),
@@ -229,7 +232,9 @@ export function validateDocument(
 }
 
 /** An empty document of a scope: what converters start from. */
-export function emptyDocument(scope: InterchangeDocument["scope"] = { kind: "workspace" }): InterchangeDocument {
+export function emptyDocument(
+  scope: InterchangeDocument["scope"] = { kind: "workspace" },
+): InterchangeDocument {
   return {
     format: DOCUMENT_FORMAT,
     version: DOCUMENT_VERSION,

@@ -1,0 +1,30 @@
+/**
+ * The formats this build can export and import. A format module adds itself here (one line), and every
+ * face (HTTP export/import, admin CLI, `export_requirements`) offers it.
+ */
+import { DomainError } from "../errors.js";
+import type { InterchangeFormat } from "./formats.js";
+import { jsonFormat } from "./json-format.js";
+
+export const INTERCHANGE_FORMATS: readonly InterchangeFormat[] = [jsonFormat];
+
+/** Every format name the issue defines, registered in this build or not (ReqIF arrives separately). */
+export const KNOWN_FORMAT_NAMES = ["json", "csv", "markdown", "reqif"] as const;
+
+export function formatNames(): string[] {
+  return INTERCHANGE_FORMATS.map((f) => f.name);
+}
+
+/** The format called `name`; invalid_input naming the formats there are otherwise. */
+export function interchangeFormat(name: string | undefined, field = "format"): InterchangeFormat {
+  const found = INTERCHANGE_FORMATS.find((f) => f.name === name?.trim().toLowerCase());
+  if (found) return found;
+  const known = formatNames().join(", ");
+  const message =
+    name === undefined || name.trim() === ""
+      ? `Missing ${field}: pass one of ${known}.`
+      : (KNOWN_FORMAT_NAMES as readonly string[]).includes(name.trim().toLowerCase())
+        ? `The ${name} format is not available in this build; available: ${known}.`
+        : `Unknown ${field} "${name}": pass one of ${known}.`;
+  throw DomainError.invalid(message, [{ field, message: `one of ${known}` }]);
+}

@@ -1,0 +1,195 @@
+/**
+ * The interchange engine over a real libSQL database: export (JSON) → import into an empty workspace →
+ * export gives the same document; re-import creates nothing; a dry run (planImport) writes nothing; a
+ * failing item rolls the whole import back.
+ */
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import type { AuthInfo } from "../../src/core/auth-info.js";
+import { DocumentError, type InterchangeDocument } from "../../src/core/interchange/document.js";
+import { importInputOf } from "../../src/core/interchange/formats.js";
+import { interchangeFormat } from "../../src/core/interchange/registry.js";
+import { exportSource } from "../../src/db/interchange-export.js";
+import { applyImport, planImport } from "../../src/db/interchange-import.js";
+import { workspaceSnapshot } from "../helpers/db-snapshot.js";
+import { createHarness, type Harness, ok } from "./harness.js";
+
+let h: Harness;
+let alice: AuthInfo;
+let editor: Client;
+
+async function exportText(auth: AuthInfo, format = "json", epic?: string): Promise<string> {
+  const chunks: string[] = [];
+  const decoder = new TextDecoder();
+  await h.database.read(async (db) => {
+    const source = await exportSource(db, auth.workspaceId, { now: new Date(), ...(epic ? { epic } : {}) });
+    await interchangeFormat(format).export(source, {
+      write: (c) => {
+        chunks.push(typeof c === "string" ? c : decoder.decode(c, { stream: true }));
+      },
+    });
+  });
+  return chunks.join("");
+}
+
+async function parse(text: string, format = "json"): Promise<InterchangeDocument> {
+  return interchangeFormat(format).parse(importInputOf(text, "export.json"));
+}
+
+function apply(auth: AuthInfo, doc: InterchangeDocument, source = "export.json") {
+  return h.database.write((tx) =>
+    applyImport(
+      tx,
+      auth.workspaceId,
+      doc,
+      {
+        userId: auth.userId,
+        now: new Date(),
+        change: { tool: "import", source },
+      },
+      { createTypes: true },
+    ),
+  );
+}
+
+/** The document without what differs between two workspaces by design: the export time and the workspace. */
+function comparable(text: string) {
+  const { exported_at: _e, workspace: _w, ...rest } = JSON.parse(text);
+  return rest;
+}
+
+beforeAll(async () => {
+  h = await createHarness();
+  alice = await h.member("alice", "admin", "source");
+  await h.member("bob", "editor", "source");
+  editor = await h.connect(alice);
+  const epic = await ok<{ reference_id: string }>(editor, "create_epic", {
+    title: "Checkout",
+    description: 'Paying.\n\nWith "quotes", commas, and =formulas',
+    priority: 2,
+    assignee: "bob",
+    external_id: "JIRA-1",
+  });
+  await ok(editor, "create_epic", { title: "Second" });
+  const story = await ok<{ reference_id: string }>(editor, "create_user_story", {
+    epic_id: epic.reference_id,
+    title: "Pay by card",
+  });
+  await ok(admin(), "create_requirement_type", { name: "Legal", description: "law" });
+  const r1 = await ok<{ reference_id: string }>(editor, "create_requirement", {
+    user_story_id: story.reference_id,
+    title: "Card numbers are masked",
+    description: "=SUM(A1) +1 -2 @x",
+    type: "Legal",
+    priority: 1,
+  });
+  const r2 = await ok<{ reference_id: string }>(editor, "create_requirement", {
+    user_story_id: story.reference_id,
+    title: "Declines are explained",
+    type: "Functional",
+    priority: 3,
+    status: "Obsolete",
+  });
+  await ok(editor, "update_requirement", {
+    requirement_id: r1.reference_id,
+    description: "masked but the last 4",
+  });
+  await ok(editor, "create_relationship", {
+    source_requirement_id: r1.reference_id,
+    target_requirement_id: r2.reference_id,
+    relationship_type: "depends_on",
+  });
+  // r1 changes after the link: the link is suspect, and must stay so through a round trip.
+  await ok(editor, "update_requirement", { requirement_id: r1.reference_id, priority: 2 });
+  await ok(editor, "create_acceptance_criteria", {
+    user_story_id: story.reference_id,
+    description: "Given a card\nthen ****",
+  });
+  await ok(editor, "add_comment", { id: r1.reference_id, text: "Why 4?" });
+});
+afterAll(async () => h?.close());
+
+function admin(): Client {
+  return editor;
+}
+
+describe("JSON round trip", () => {
+  test("export → import into an empty workspace → export gives the same document", async () => {
+    const first = await exportText(alice);
+    const target = await h.member("alice", "admin", "target");
+    await h.member("bob", "viewer", "target");
+    const plan = await apply(target, await parse(first));
+    expect(plan.errors).toEqual([]);
+    expect(plan.create.filter((e) => e.kind === "requirement")).toHaveLength(2);
+    const second = await exportText(target);
+    expect(comparable(second)).toEqual(comparable(first));
+    expect(JSON.parse(second).relationships[0]).toMatchObject({
+      source: "REQ-001",
+      target: "REQ-002",
+      source_revision: 2,
+    });
+
+    // The same file again: everything matches, nothing is created, nothing changes.
+    const before = await workspaceSnapshot(h.database.client, target.workspaceId);
+    const again = await apply(target, await parse(first));
+    expect(again.create).toEqual([]);
+    expect(again.update).toEqual([]);
+    expect(again.unchanged.length).toBeGreaterThan(5);
+    expect(await workspaceSnapshot(h.database.client, target.workspaceId)).toEqual(before);
+  });
+
+  test("revisions of an import record the file as their source", async () => {
+    const target = await h.member("alice", "admin", "target-src");
+    await apply(target, await parse(await exportText(alice)), "big-export.json");
+    const rs = await h.database.client.execute({
+      sql: "SELECT DISTINCT source, tool FROM revisions WHERE workspace_id = ?",
+      args: [target.workspaceId],
+    });
+    expect(rs.rows.map((r) => [r.source, r.tool])).toEqual([["big-export.json", "import"]]);
+  });
+
+  test("planImport (dry run) reports create/update/unchanged and writes nothing", async () => {
+    const target = await h.member("alice", "admin", "dry");
+    const doc = await parse(await exportText(alice));
+    const before = await workspaceSnapshot(h.database.client, target.workspaceId);
+    const plan = await h.database.read((db) =>
+      planImport(db, target.workspaceId, doc, { createTypes: true }),
+    );
+    expect(plan.create.map((e) => e.kind)).toContain("requirement");
+    expect(plan.errors).toEqual([]);
+    expect(await workspaceSnapshot(h.database.client, target.workspaceId)).toEqual(before);
+    // A changed title is an update of that one field.
+    const changed = structuredClone(doc);
+    (changed.requirements[0] as { title: string }).title = "Card numbers are hidden";
+    const onSource = await h.database.read((db) => planImport(db, alice.workspaceId, changed));
+    expect(onSource.create).toEqual([]);
+    expect(onSource.update).toEqual([
+      { kind: "requirement", reference_id: "REQ-001", matched_by: "reference_id", changes: ["title"] },
+    ]);
+  });
+
+  test("a failing item rolls the whole import back: nothing stored", async () => {
+    const target = await h.member("alice", "editor", "rollback");
+    const doc = await parse(await exportText(alice));
+    // Two requirements of one story with the same title: the second create is refused inside the transaction.
+    const dup = structuredClone(doc);
+    (dup.requirements[1] as { title: string }).title = dup.requirements[0]?.title as string;
+    (dup.requirements[0] as { type: string }).type = "Functional";
+    const before = await workspaceSnapshot(h.database.client, target.workspaceId);
+    await expect(apply(target, dup)).rejects.toThrow(/already has a requirement titled/);
+    expect(await workspaceSnapshot(h.database.client, target.workspaceId)).toEqual(before);
+  });
+
+  test("malformed JSON and schema errors name line and column", async () => {
+    const err = await parse(
+      '{\n  "format": "reqlix-export",\n  "version": 1,\n  "epics": [ {"title": } ]\n}',
+    ).catch((e) => e);
+    expect(err).toBeInstanceOf(DocumentError);
+    expect(err.problems[0]).toMatchObject({ line: 4, column: 24 });
+    const bad = await parse(
+      '{\n"format": "reqlix-export",\n"version": 1,\n"epics": [\n  {"title": "x", "priority": 9}\n]}',
+    ).catch((e) => e);
+    expect(bad).toBeInstanceOf(DocumentError);
+    expect(bad.problems[0]).toMatchObject({ path: "epics[0].priority", line: 5, column: 30 });
+  });
+});

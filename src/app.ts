@@ -12,6 +12,12 @@ import { requireToken } from "./http/auth.js";
 import { limitBody } from "./http/body-limit.js";
 import type { AppDeps, AppEnv } from "./http/context.js";
 import { healthRoute } from "./http/health-route.js";
+import {
+  DEFAULT_MAX_IMPORT_BODY_BYTES,
+  EXPORT_PATH,
+  IMPORT_PATH,
+  interchangeRoutes,
+} from "./http/interchange-route.js";
 import { errorJson } from "./http/json-errors.js";
 import { jsonRpcRoute } from "./http/jsonrpc-route.js";
 import { mcpRoute } from "./http/mcp-route.js";
@@ -27,7 +33,7 @@ export type CreateAppDeps = AppDeps & Omit<FaceDeps, keyof AppDeps>;
 
 // `/x/*` also matches `/x` in Hono; listing both `/x` and `/x/*` would run each middleware twice on `/x`.
 const MCP_PATHS = ["/mcp/*", "/api/v1/mcp/*"];
-const PROTECTED_PATHS = [...MCP_PATHS, "/api/v1/admin/*", TRACES_PATH];
+const PROTECTED_PATHS = [...MCP_PATHS, "/api/v1/admin/*", TRACES_PATH, EXPORT_PATH, IMPORT_PATH];
 
 export function createApp(deps: CreateAppDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
@@ -36,7 +42,15 @@ export function createApp(deps: CreateAppDeps): Hono<AppEnv> {
   // A trace push carries up to ~100,000 citations (~20 MB): its own cap instead of the general one.
   const generalLimit = limitBody(deps.maxBodyBytes);
   const traceLimit = limitBody(deps.maxTraceBodyBytes ?? DEFAULT_MAX_TRACE_BODY_BYTES);
-  app.use("*", (c, next) => (c.req.path === TRACES_PATH ? traceLimit(c, next) : generalLimit(c, next)));
+  // An import carries a whole file (a 100 MB ReqIF export): its own cap too.
+  const importLimit = limitBody(deps.maxImportBodyBytes ?? DEFAULT_MAX_IMPORT_BODY_BYTES);
+  app.use("*", (c, next) =>
+    c.req.path === TRACES_PATH
+      ? traceLimit(c, next)
+      : c.req.path === IMPORT_PATH
+        ? importLimit(c, next)
+        : generalLimit(c, next),
+  );
   const checkOrigin = originCheck({
     ...(deps.allowedOrigins ? { allowedOrigins: deps.allowedOrigins } : {}),
     ...(deps.allowedHosts ? { allowedHosts: deps.allowedHosts } : {}),
@@ -62,6 +76,7 @@ export function createApp(deps: CreateAppDeps): Hono<AppEnv> {
   app.route("/", healthRoute(deps));
   app.route("/api/v1/admin", adminRoute(deps));
   app.route(TRACES_PATH, tracesRoute(deps));
+  app.route("/", interchangeRoutes(deps));
   app.route("/mcp", mcpRoute(deps));
   app.route("/api/v1/mcp", jsonRpcRoute(deps));
 

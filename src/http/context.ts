@@ -64,4 +64,6 @@ export interface AppDeps {
   maxBodyBytes?: number;
   /** Largest trace push (`POST /api/v1/traces`) accepted; default 64 MiB (larger → 413). */
   maxTraceBodyBytes?: number;
+  /** Largest import (`POST /api/v1/import`) accepted; default 128 MiB (larger → 413). */
+  maxImportBodyBytes?: number;
 }

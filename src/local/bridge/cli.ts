@@ -115,8 +115,12 @@ export function conflictReport(result: SyncResult): string {
   return `${lines.join("\n")}\n`;
 }
 
+const LISTED = 20;
+
 function list(label: string, items: string[]): string | undefined {
-  return items.length > 0 ? `  ${label}: ${items.join(", ")}` : undefined;
+  if (items.length === 0) return undefined;
+  const more = items.length > LISTED ? `, and ${items.length - LISTED} more (--json lists all)` : "";
+  return `  ${label} (${items.length}): ${items.slice(0, LISTED).join(", ")}${more}`;
 }
 
 export function summary(result: SyncResult): string {

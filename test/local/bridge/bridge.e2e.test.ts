@@ -73,12 +73,14 @@ interface Exported {
   requirements: ExportedRequirement[];
 }
 
+/** The workspace as the export API gives it, less the export's own time stamp. */
 async function exported(): Promise<Exported> {
   const res = await fetch(`${hosted.url}/api/v1/export?format=json`, {
     headers: { authorization: `Bearer ${token}` },
   });
   expect(res.status).toBe(200);
-  return (await res.json()) as Exported;
+  const { exported_at: _at, ...doc } = (await res.json()) as Exported & { exported_at?: string };
+  return doc;
 }
 
 async function hostedReq(index: string): Promise<ExportedRequirement> {
@@ -112,7 +114,8 @@ describe("reqlix-mcp push and pull", () => {
     const run = await cli(["push", ...target()]);
     expect(run.stderr).toBe("");
     expect(run.code).toBe(0);
-    expect(run.stdout).toContain("created: G.G.1, G.G.2");
+    expect(run.stdout).toContain("created (53): G.G.1, G.G.2,");
+    expect(run.stdout).toContain("and 33 more (--json lists all)");
     const doc = await exported();
     expect(doc.epics.map((e) => [e.title, e.external_id])).toEqual([
       ["general", "G"],
@@ -182,7 +185,7 @@ describe("reqlix-mcp push and pull", () => {
     // The new requirement learns its index on the next push; nothing else goes up.
     const push = await cli(["push", ...target()]);
     expect(push.code).toBe(0);
-    expect(push.stdout).toContain("index set as external id: G.G.3");
+    expect(push.stdout).toContain("index set as external id (1): G.G.3");
     expect((await hostedReq("G.G.3")).title).toBe("Plain words");
     const snapshot = await project.snapshot();
     const again = await cli(["pull", ...target()]);
@@ -201,7 +204,7 @@ describe("reqlix-mcp push and pull", () => {
     const push = await cli(["push", ...target()]);
     expect(push.stderr).toBe("");
     expect(push.code).toBe(0);
-    expect(push.stdout).toContain("updated in the workspace: T.U.1");
+    expect(push.stdout).toContain("updated in the workspace (1): T.U.1");
     const after = await exported();
     const t1After = after.requirements.find((r) => r.reference_id === t1.reference_id);
     expect(t1After).toMatchObject({ description: "Tests use real parts, always.", external_id: "T.U.1" });

@@ -6,11 +6,11 @@
  * first write; a conflict or a requirement the files cannot hold stops the pull with nothing written.
  */
 import { DomainError } from "../../core/errors.js";
-import { bodyProblem, normalizeBody } from "../reqlix/markdown.js";
+import { bodyProblem, normalizeBody, parseIndex } from "../reqlix/markdown.js";
 import { deleteRequirement, insertRequirement, updateRequirement } from "../reqlix/requirements-store.js";
-import { indexKey, type LocalChapter, readLocalProject } from "./local-project.js";
+import { indexKey, readLocalProject } from "./local-project.js";
 import { ABSENT, hostedHash, type RequirementDoc } from "./mapping.js";
-import { conflictOf, type Item, nextRequirementsState, reconcile } from "./reconcile.js";
+import { type ChapterTarget, conflictOf, type Item, nextRequirementsState, reconcile } from "./reconcile.js";
 import {
   emptyResult,
   itemName,
@@ -26,8 +26,8 @@ const TITLE_MAX = 100;
 
 type Write =
   | { kind: "update"; index: string; title: string; text: string }
-  | { kind: "delete"; index: string; title: string; chapterKey: string }
-  | { kind: "insert"; hosted: RequirementDoc; chapter: LocalChapter; title: string; text: string };
+  | { kind: "delete"; index: string; title: string; place: string }
+  | { kind: "insert"; hosted: RequirementDoc; target: ChapterTarget; title: string; text: string };
 
 function titleProblem(title: string): string | undefined {
   if (title.length === 0) return "its title is empty";
@@ -40,12 +40,22 @@ function titleProblem(title: string): string | undefined {
   return undefined;
 }
 
+function chapterProblem(name: string): string | undefined {
+  const problem = titleProblem(name);
+  return problem ? `cannot be a chapter name: ${problem.replace("its title", "its name")}` : undefined;
+}
+
 function textProblem(text: string): string | undefined {
   if (normalizeBody(text).length === 0) return "its description is empty (a reqlix requirement needs a body)";
   return bodyProblem(normalizeBody(text));
 }
 
-function planPull(items: Item[], chapterOfStory: Map<string, LocalChapter>, result: SyncResult): Write[] {
+/** Where a title must be unique: one chapter of one category. */
+function placeOf(category: string, chapter: string): string {
+  return `${category}\u0000${chapter}`;
+}
+
+function planPull(items: Item[], targets: Map<string, ChapterTarget>, result: SyncResult): Write[] {
   const writes: Write[] = [];
   const problems: string[] = [];
   for (const item of items) {
@@ -70,29 +80,52 @@ function planPull(items: Item[], chapterOfStory: Map<string, LocalChapter>, resu
     if (local && live) {
       writes.push({ kind: "update", index: local.index, title: live.title, text: live.description ?? "" });
     } else if (local) {
-      writes.push({ kind: "delete", index: local.index, title: local.title, chapterKey: local.chapterKey });
+      writes.push({
+        kind: "delete",
+        index: local.index,
+        title: local.title,
+        place: placeOf(local.category, local.chapter),
+      });
     } else if (live) {
-      const chapter = chapterOfStory.get(live.user_story.toUpperCase());
-      if (!chapter) continue; // only reachable through a mapped story (reconcile step 3)
-      writes.push({ kind: "insert", hosted: live, chapter, title: live.title, text: live.description ?? "" });
+      const target = targets.get(live.user_story.toUpperCase());
+      if (!target) continue; // only reachable through a mapped story (reconcile step 3)
+      const problem = target.key === undefined ? chapterProblem(target.chapter) : undefined;
+      if (problem) {
+        problems.push(
+          `${live.reference_id}: its user story ${live.user_story} ${problem}. Rename the story and pull again.`,
+        );
+        continue;
+      }
+      writes.push({ kind: "insert", hosted: live, target, title: live.title, text: live.description ?? "" });
     }
   }
   // Titles are unique in a chapter: what the chapter will hold after the pull must be.
   const titles = new Map<string, string>();
   const deleted = new Set(writes.flatMap((w) => (w.kind === "delete" ? [w.index] : [])));
   const retitled = new Map(writes.flatMap((w) => (w.kind === "update" ? [[w.index, w.title] as const] : [])));
+  const chapters = new Map<string, string>(); // place → key of the chapters holding requirements
   for (const item of items) {
     const l = item.local;
-    if (l && !deleted.has(l.index))
-      titles.set(`${l.chapterKey} ${retitled.get(l.index) ?? l.title}`, l.index);
+    if (!l) continue;
+    chapters.set(placeOf(l.category, l.chapter), l.chapterKey);
+    if (!deleted.has(l.index))
+      titles.set(`${placeOf(l.category, l.chapter)} ${retitled.get(l.index) ?? l.title}`, l.index);
   }
   for (const w of writes) {
     if (w.kind !== "insert") continue;
-    const key = `${w.chapter.key} ${w.title}`;
+    const place = placeOf(w.target.category, w.target.chapter);
+    const holder = chapters.get(place);
+    if (w.target.key === undefined && holder !== undefined) {
+      problems.push(
+        `${w.hosted.reference_id}: its user story ${w.hosted.user_story} is new in the workspace, but ${w.target.category}.md already has a chapter "${w.target.chapter}" (${holder}). Rename the story and pull again.`,
+      );
+      continue;
+    }
+    const key = `${place} ${w.title}`;
     const owner = titles.get(key);
     if (owner !== undefined)
       problems.push(
-        `${w.hosted.reference_id}: its title "${w.title}" is already the title of ${owner} in chapter "${w.chapter.name}". Rename one of them and sync again.`,
+        `${w.hosted.reference_id}: its title "${w.title}" is already the title of ${owner} in chapter "${w.target.chapter}". Rename one of them and sync again.`,
       );
     titles.set(key, w.hosted.reference_id ?? "?");
   }
@@ -113,17 +146,20 @@ export async function pull(options: SyncOptions): Promise<SyncResult> {
       result.conflicts = conflicts.map(conflictOf);
       return result;
     }
-    const writes = planPull(rec.items, rec.chapterOfStory, result);
+    const writes = planPull(rec.items, rec.targetOfStory, result);
     const { projectRoot, env, signal } = options;
     // Pairs the inserts make (new index ↔ reference id): the workspace learns the index on the next push.
     const inserted: TargetState["requirements"] = {};
+    const newStories: TargetState["stories"] = {};
     // Updates, then inserts, then deletes: a requirement new in the workspace gets a fresh index, never
     // the number of one deleted in the same pull (code may still cite that one). A delete whose title an
     // insert takes goes first, as titles are unique in a chapter.
     const insertedTitles = new Set(
-      writes.flatMap((w) => (w.kind === "insert" ? [`${w.chapter.key} ${w.title}`] : [])),
+      writes.flatMap((w) =>
+        w.kind === "insert" ? [`${placeOf(w.target.category, w.target.chapter)} ${w.title}`] : [],
+      ),
     );
-    const early = (w: Write) => w.kind === "delete" && insertedTitles.has(`${w.chapterKey} ${w.title}`);
+    const early = (w: Write) => w.kind === "delete" && insertedTitles.has(`${w.place} ${w.title}`);
     const ordered = [
       ...writes.filter((w) => w.kind === "update"),
       ...writes.filter(early),
@@ -138,11 +174,10 @@ export async function pull(options: SyncOptions): Promise<SyncResult> {
         await updateRequirement(projectRoot, env, { index: w.index, title: w.title, text: w.text }, signal);
         result.pulled.updated.push(w.index);
       } else {
-        const category = w.chapter.requirements[0]?.category as string;
         const made = await insertRequirement(
           projectRoot,
           env,
-          { category, chapter: w.chapter.name, title: w.title, text: w.text },
+          { category: w.target.category, chapter: w.target.chapter, title: w.title, text: w.text },
           signal,
         );
         const ref = w.hosted.reference_id as string;
@@ -152,12 +187,19 @@ export async function pull(options: SyncOptions): Promise<SyncResult> {
           hash: hostedHash(w.hosted),
           hosted_revision: w.hosted.revision ?? 0,
         };
+        // A new chapter's key is known once its first requirement has an index: the story maps to it.
+        if (w.target.key === undefined) {
+          const parts = parseIndex(made.index);
+          if (parts)
+            newStories[`${parts.categoryPrefix}.${parts.chapterPrefix}`.toUpperCase()] = w.hosted.user_story;
+        }
       }
     }
     // The state is what both sides hold now: the files read back after the writes.
     const project = writes.length > 0 ? await readLocalProject(projectRoot, env) : session.project;
     const after = reconcile(project, session.doc, {
       ...session.state,
+      stories: { ...session.state.stories, ...newStories },
       requirements: { ...session.state.requirements, ...inserted },
     });
     await saveState(session, after, nextRequirementsState(after.items));

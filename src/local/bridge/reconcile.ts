@@ -43,8 +43,18 @@ export interface Reconciliation {
   epics: Map<string, EpicDoc>;
   /** Chapter key → the hosted user story it maps to (when it exists). */
   stories: Map<string, StoryDoc>;
-  /** User story reference id → the local chapter it maps to. */
-  chapterOfStory: Map<string, LocalChapter>;
+  /**
+   * User story reference id → the chapter its new requirements go to: the chapter it maps to, or, for a
+   * story new in a mapped epic, a new chapter of that category named after it (`key` unknown until the
+   * first insert gives it a prefix).
+   */
+  targetOfStory: Map<string, ChapterTarget>;
+}
+
+export interface ChapterTarget {
+  category: string;
+  chapter: string;
+  key: string | undefined;
 }
 
 function classify(base: string, local: string, hosted: string): Change {
@@ -79,17 +89,29 @@ export function reconcile(project: LocalProject, doc: BridgeDocument, state: Tar
   const reqRefs = byRef(doc.requirements);
   const epics = new Map<string, EpicDoc>();
   const stories = new Map<string, StoryDoc>();
-  const chapterOfStory = new Map<string, LocalChapter>();
+  const targetOfStory = new Map<string, ChapterTarget>();
+  const categoryOfEpic = new Map<string, string>();
   for (const category of project.categories) {
     const epic = mapped(category.prefix, state.epics[category.prefix], epicRefs, doc.epics);
-    if (epic) epics.set(category.prefix, epic);
+    if (epic?.reference_id) {
+      epics.set(category.prefix, epic);
+      categoryOfEpic.set(epic.reference_id.toUpperCase(), category.name);
+    }
     for (const chapter of category.chapters) {
       const story = mapped(chapter.key, state.stories[chapter.key], storyRefs, doc.user_stories);
       if (story?.reference_id) {
         stories.set(chapter.key, story);
-        chapterOfStory.set(story.reference_id.toUpperCase(), chapter);
+        targetOfStory.set(story.reference_id.toUpperCase(), targetOf(chapter, category.name));
       }
     }
+  }
+  // A story new in a mapped epic becomes a chapter; one the last sync knew (its chapter since emptied) not.
+  const known = new Set(Object.values(state.stories).map((r) => r.toUpperCase()));
+  for (const story of doc.user_stories) {
+    const ref = story.reference_id?.toUpperCase();
+    const category = categoryOfEpic.get(story.epic.toUpperCase());
+    if (!ref || !category || targetOfStory.has(ref) || known.has(ref) || story.external_id) continue;
+    targetOfStory.set(ref, { category, chapter: story.title, key: undefined });
   }
 
   const items: Item[] = [];
@@ -136,10 +158,14 @@ export function reconcile(project: LocalProject, doc: BridgeDocument, state: Tar
   for (const r of doc.requirements) {
     const ref = r.reference_id?.toUpperCase();
     if (!ref || takenHosted.has(ref) || r.status === OBSOLETE) continue;
-    if (!chapterOfStory.has(r.user_story.toUpperCase())) continue;
+    if (!targetOfStory.has(r.user_story.toUpperCase())) continue;
     add(undefined, undefined, r, undefined);
   }
-  return { items, epics, stories, chapterOfStory };
+  return { items, epics, stories, targetOfStory };
+}
+
+function targetOf(chapter: LocalChapter, category: string): ChapterTarget {
+  return { category, chapter: chapter.name, key: chapter.key };
 }
 
 /** The version of one side of an item, for reports. */

@@ -193,6 +193,46 @@ describe("reqlix-mcp push and pull", () => {
     await expectSameFiles(snapshot);
   });
 
+  it("a user story new in a mapped epic comes down as a new chapter, and push then maps it", async () => {
+    await pushed();
+    const doc = await exported();
+    const epic = doc.epics.find((e) => e.external_id === "G")?.reference_id;
+    const story = await toolHttp(hosted.url, token, "create_user_story", {
+      epic_id: epic,
+      title: "Glossary",
+    });
+    for (const [title, description] of [
+      ["Category", "A file of requirements in the requirements folder."],
+      ["Chapter", "A level-1 heading of a category file."],
+    ]) {
+      await toolHttp(hosted.url, token, "create_requirement", {
+        user_story_id: story.reference_id,
+        title,
+        description,
+        type: "Functional",
+        priority: 3,
+      });
+    }
+    const pull = await cli(["pull", ...target()]);
+    expect(pull.stderr).toBe("");
+    expect(pull.code).toBe(0);
+    const general = await readFile(join(project.dir, "general.md"), "utf8");
+    expect(
+      general.endsWith(
+        "# Glossary\n\n## G.GL.1: Category\n\nA file of requirements in the requirements folder.\n\n## G.GL.2: Chapter\n\nA level-1 heading of a category file.\n",
+      ),
+    ).toBe(true);
+
+    const push = await cli(["push", ...target()]);
+    expect(push.code).toBe(0);
+    const after = await exported();
+    expect(after.user_stories.find((s) => s.reference_id === story.reference_id)?.external_id).toBe("G.GL");
+    expect((await hostedReq("G.GL.2")).title).toBe("Chapter");
+    const files = await project.snapshot();
+    expect((await cli(["pull", ...target()])).code).toBe(0);
+    await expectSameFiles(files);
+  });
+
   it("push sends a local edit and a local deletion (Obsolete), with source reqlix-mcp push", async () => {
     await pushed();
     const t1 = await hostedReq("T.U.1");

@@ -75,7 +75,7 @@ describe("reconcile", () => {
     const rec = reconcile(local, doc, state);
     expect(rec.items).toHaveLength(53);
     expect(rec.items.every((i) => i.change === "none")).toBe(true);
-    expect(rec.chapterOfStory.size).toBe(13);
+    expect(rec.targetOfStory.size).toBe(13);
     expect(nextRequirementsState(rec.items)).toEqual(state.requirements);
   });
 

@@ -17,11 +17,11 @@ import { resolveTarget } from "./target.js";
 
 export const PUSH_DESCRIPTION = `Sends the requirements changed in this project's markdown files since the last sync to the team's hosted reqlix workspace (category → epic, chapter → user story, requirement → requirement with its index as external id), as one import.
 Use it when the user asks to publish, share or push the repository's requirements to the hosted workspace. Changes made in the workspace are not brought down: that is reqlix_pull.
-Returns what was created, updated or made Obsolete. status "conflict" means a requirement changed on both sides since the last sync: nothing was written anywhere; show the user both versions from "conflicts" and let them decide which wins (then update one side so both match, and call again).`;
+Returns what was created, updated or made Obsolete. status "conflict" means a requirement changed on both sides since the last sync: nothing was written anywhere; show the user both versions from "conflicts" and let them decide: make both sides match and call again, or call again with force: true to let the files' version win.`;
 
 export const PULL_DESCRIPTION = `Writes the requirements changed in the team's hosted reqlix workspace since the last sync into this project's markdown files (updates, new requirements in mapped user stories, deletions), through the same locked, atomic writes as the other reqlix tools.
 Use it when the user asks to bring the hosted workspace's requirement changes into the repository, or before working on requirements that the team also edits in the workspace. Local changes are not sent: that is reqlix_push.
-Returns what was inserted, updated or deleted. status "conflict" means a requirement changed on both sides since the last sync: nothing was written anywhere; show the user both versions from "conflicts" and let them decide.`;
+Returns what was inserted, updated or deleted. status "conflict" means a requirement changed on both sides since the last sync: nothing was written anywhere; show the user both versions from "conflicts" and let them decide: make both sides match and call again, or call again with force: true to let the workspace's version win.`;
 
 const optionalText = (field: string, env: string, max: number, what: string) =>
   z
@@ -46,6 +46,12 @@ const input = z.object({
     "a personal access token of the workspace (better set REQLIX_TOKEN in the companion's configuration)",
   ),
   workspace: optionalText("workspace", "REQLIX_WORKSPACE", 63, "the workspace's slug, e.g. default"),
+  force: z
+    .boolean({ error: "must be true or false" })
+    .default(false)
+    .describe(
+      "Resolve conflicts in this tool's direction (push: the files win; pull: the workspace wins), overwriting the other side's change. Only when the user chose that after seeing the conflicts.",
+    ),
 });
 
 type Input = z.infer<typeof input>;
@@ -58,7 +64,13 @@ async function run(
   const target = resolveTarget(args, ctx.env, { url: "url", token: "token", workspace: "workspace" });
   if ("problems" in target) throw DomainError.invalid(target.problems.join(" "));
   try {
-    return await fn({ projectRoot: args.project_root, env: ctx.env, target, signal: ctx.signal });
+    return await fn({
+      projectRoot: args.project_root,
+      env: ctx.env,
+      target,
+      force: args.force,
+      signal: ctx.signal,
+    });
   } catch (error) {
     if (!(error instanceof Error)) throw error;
     const message = redact(error.message, target.token);

@@ -20,7 +20,7 @@ export function bridgeUsage(command: BridgeCommand): string {
     command === "push"
       ? 'Sends the requirements changed in the markdown files since the last sync to a hosted reqlix workspace\n(one import; revisions with source "reqlix-mcp push").'
       : "Writes the requirements changed in a hosted reqlix workspace since the last sync into the markdown\nfiles (through the reqlix file tools: locks, atomic writes).";
-  return `Usage: reqlix-mcp ${command} [--url <url>] [--token <token>] [--workspace <slug>] [--json]
+  return `Usage: reqlix-mcp ${command} [--url <url>] [--token <token>] [--workspace <slug>] [--force] [--json]
 
 ${what}
 Run it in the project root. Mapping: category → epic, chapter → user story, requirement → requirement with
@@ -30,6 +30,8 @@ Options:
   --url <url>          Hosted reqlix server (default: $REQLIX_URL).
   --token <token>      Personal access token of the workspace (default: $REQLIX_TOKEN).
   --workspace <slug>   Workspace slug (default: $REQLIX_WORKSPACE).
+  --force              Resolve conflicts in this direction: push → the files' version wins, pull → the
+                       workspace's version wins (the other side's change is overwritten).
   --json               Print the result as JSON.
   --help, -h           Print this help.
 
@@ -38,12 +40,13 @@ Exit codes: 0 done, 1 could not finish, 2 bad usage, 3 conflict (both sides chan
 }
 
 const VALUED = ["--url", "--token", "--workspace"] as const;
-const SWITCHES = ["--json", "--help"] as const;
+const SWITCHES = ["--force", "--json", "--help"] as const;
 
 interface BridgeArgs {
   url?: string;
   token?: string;
   workspace?: string;
+  force: boolean;
   json: boolean;
   help: boolean;
 }
@@ -55,7 +58,7 @@ function valid(): string {
 }
 
 export function parseBridgeArgs(command: BridgeCommand, argv: string[]): BridgeArgs {
-  const args: BridgeArgs = { json: false, help: false };
+  const args: BridgeArgs = { force: false, json: false, help: false };
   const seen = new Set<string>();
   const all: string[] = [...VALUED, ...SWITCHES];
   for (let i = 0; i < argv.length; i++) {
@@ -72,9 +75,9 @@ export function parseBridgeArgs(command: BridgeCommand, argv: string[]): BridgeA
     }
     if (seen.has(name)) throw new UsageError(`${name} is given twice.`);
     seen.add(name);
-    if (name === "--json" || name === "--help") {
+    if ((SWITCHES as readonly string[]).includes(name)) {
       if (eq !== -1) throw new UsageError(`${name} takes no value.`);
-      args[name === "--json" ? "json" : "help"] = true;
+      args[name.slice(2) as "force" | "json" | "help"] = true;
       continue;
     }
     const value = eq !== -1 ? arg.slice(eq + 1) : argv[++i];
@@ -110,7 +113,8 @@ export function conflictReport(result: SyncResult): string {
   lines.push(
     "",
     "Resolve each one by making both sides say the same (edit the file with reqlix_update_requirement, or the",
-    "workspace requirement), or undo the change on one side; then run push or pull again.",
+    "workspace requirement), or undo the change on one side, then run push or pull again; or choose a winner",
+    "for all of them: `reqlix-mcp push --force` (the files win) or `reqlix-mcp pull --force` (the workspace wins).",
   );
   return `${lines.join("\n")}\n`;
 }
@@ -138,6 +142,7 @@ export function summary(result: SyncResult): string {
     ),
     list("updated in the files", q.updated),
     list("deleted from the files", q.deleted),
+    list("conflicts resolved by --force", result.forced),
     list("changed in the workspace, waiting for pull", result.waiting.pull),
     list("changed in the files, waiting for push", result.waiting.push),
     `  unchanged: ${result.unchanged}`,
@@ -172,7 +177,7 @@ export async function runBridgeCli(command: BridgeCommand, argv: string[], io: B
   }
   try {
     const run = command === "push" ? push : pull;
-    const result = await run({ projectRoot: io.cwd, env: io.env, target });
+    const result = await run({ projectRoot: io.cwd, env: io.env, target, force: args.force });
     if (args.json) io.out(`${JSON.stringify(result, null, 2)}\n`);
     if (result.status === "conflict") {
       io.err(conflictReport(result));

@@ -10,13 +10,14 @@ import { bodyProblem, normalizeBody, parseIndex } from "../reqlix/markdown.js";
 import { deleteRequirement, insertRequirement, updateRequirement } from "../reqlix/requirements-store.js";
 import { indexKey, readLocalProject } from "./local-project.js";
 import { ABSENT, hostedHash, type RequirementDoc } from "./mapping.js";
-import { type ChapterTarget, conflictOf, type Item, nextRequirementsState, reconcile } from "./reconcile.js";
+import { type ChapterTarget, type Item, nextRequirementsState, reconcile } from "./reconcile.js";
 import {
   emptyResult,
   itemName,
   type SyncOptions,
   type SyncResult,
   saveState,
+  settleConflicts,
   withSession,
 } from "./session.js";
 import type { TargetState } from "./sync-state.js";
@@ -136,16 +137,20 @@ function planPull(items: Item[], targets: Map<string, ChapterTarget>, result: Sy
   return writes;
 }
 
+/** The state's pairs less those of the reference ids an insert re-paired (a forced re-insertion). */
+function withoutRefs(
+  pairs: TargetState["requirements"],
+  inserted: TargetState["requirements"],
+): TargetState["requirements"] {
+  const refs = new Set(Object.values(inserted).map((p) => p.reference_id));
+  return Object.fromEntries(Object.entries(pairs).filter(([, p]) => !refs.has(p.reference_id)));
+}
+
 export async function pull(options: SyncOptions): Promise<SyncResult> {
   return withSession(options, async (session) => {
     const result = emptyResult("pull", options.target);
     const rec = reconcile(session.project, session.doc, session.state);
-    const conflicts = rec.items.filter((i) => i.change === "conflict");
-    if (conflicts.length > 0) {
-      result.status = "conflict";
-      result.conflicts = conflicts.map(conflictOf);
-      return result;
-    }
+    if (settleConflicts(rec.items, result, options.force, "hosted")) return result;
     const writes = planPull(rec.items, rec.targetOfStory, result);
     const { projectRoot, env, signal } = options;
     // Pairs the inserts make (new index ↔ reference id): the workspace learns the index on the next push.
@@ -200,7 +205,7 @@ export async function pull(options: SyncOptions): Promise<SyncResult> {
     const after = reconcile(project, session.doc, {
       ...session.state,
       stories: { ...session.state.stories, ...newStories },
-      requirements: { ...session.state.requirements, ...inserted },
+      requirements: { ...withoutRefs(session.state.requirements, inserted), ...inserted },
     });
     await saveState(session, after, nextRequirementsState(after.items));
     return result;

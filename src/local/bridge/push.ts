@@ -18,13 +18,14 @@ import {
   type StoryDoc,
   sameId,
 } from "./mapping.js";
-import { conflictOf, nextRequirementsState, type Reconciliation, reconcile } from "./reconcile.js";
+import { nextRequirementsState, type Reconciliation, reconcile } from "./reconcile.js";
 import {
   emptyResult,
   itemName,
   type SyncOptions,
   type SyncResult,
   saveState,
+  settleConflicts,
   withSession,
 } from "./session.js";
 
@@ -167,21 +168,18 @@ export async function push(options: SyncOptions): Promise<SyncResult> {
   return withSession(options, async (session) => {
     const result = emptyResult("push", options.target);
     const rec = reconcile(session.project, session.doc, session.state);
-    const conflicts = rec.items.filter((i) => i.change === "conflict");
-    if (conflicts.length > 0) {
-      result.status = "conflict";
-      result.conflicts = conflicts.map(conflictOf);
-      return result;
-    }
+    if (settleConflicts(rec.items, result, options.force, "local")) return result;
     const doc = planPush(session.project, rec, session.doc, result);
     let after = rec;
     if (hasWork(doc)) {
       await importDocument(options.target, doc, PUSH_SOURCE, options.signal);
-      after = reconcile(
-        session.project,
-        await exportWorkspace(options.target, options.signal),
-        session.state,
-      );
+      // A created requirement pairs by its external id: a forced re-creation drops the old pair.
+      const requirements = { ...session.state.requirements };
+      for (const index of result.pushed.created) delete requirements[index.toUpperCase()];
+      after = reconcile(session.project, await exportWorkspace(options.target, options.signal), {
+        ...session.state,
+        requirements,
+      });
     }
     await saveState(session, after, nextRequirementsState(after.items));
     return result;

@@ -9,7 +9,7 @@ import { checkProjectRoot } from "../reqlix/paths.js";
 import { type BridgeTarget, exportWorkspace } from "./hosted-client.js";
 import { type LocalProject, readLocalProject } from "./local-project.js";
 import type { BridgeDocument } from "./mapping.js";
-import type { Conflict, Reconciliation } from "./reconcile.js";
+import { type Conflict, conflictOf, type Item, type Reconciliation } from "./reconcile.js";
 import {
   emptyTarget,
   readSyncState,
@@ -24,6 +24,8 @@ export interface SyncOptions {
   projectRoot: string;
   env: Readonly<Record<string, string | undefined>>;
   target: BridgeTarget;
+  /** Resolve conflicts in this command's direction: push → the files win, pull → the workspace wins. */
+  force?: boolean;
   signal?: AbortSignal;
 }
 
@@ -39,6 +41,8 @@ export interface SyncResult {
   /** Changes this direction does not carry: `push` lists the local ones a pull leaves, and vice versa. */
   waiting: { push: string[]; pull: string[] };
   conflicts: Conflict[];
+  /** Conflicts `force` resolved in this command's direction (the other side's version was overwritten). */
+  forced: string[];
   unchanged: number;
   state_file: string;
 }
@@ -62,6 +66,7 @@ export function emptyResult(action: "push" | "pull", target: BridgeTarget): Sync
     pulled: { inserted: [], updated: [], deleted: [] },
     waiting: { push: [], pull: [] },
     conflicts: [],
+    forced: [],
     unchanged: 0,
     state_file: STATE_FILE,
   };
@@ -90,6 +95,30 @@ export async function withSession<T>(options: SyncOptions, fn: (session: Session
     // A first sync that failed leaves no empty .reqlix/ behind (rmdir refuses a folder with anything in it).
     if (made !== undefined) await rmdir(stateDir).catch(() => {});
   }
+}
+
+/**
+ * Conflicts stop the command (nothing written; the result lists them) unless `force` says which side wins:
+ * then each becomes a change in this command's direction. Returns true when the command must stop.
+ */
+export function settleConflicts(
+  items: Item[],
+  result: SyncResult,
+  force: boolean | undefined,
+  winner: "local" | "hosted",
+): boolean {
+  const conflicts = items.filter((i) => i.change === "conflict");
+  if (conflicts.length === 0) return false;
+  if (!force) {
+    result.status = "conflict";
+    result.conflicts = conflicts.map(conflictOf);
+    return true;
+  }
+  for (const item of conflicts) {
+    item.change = winner;
+    result.forced.push(itemName(item));
+  }
+  return false;
 }
 
 /** Remembers the containers a reconciliation mapped, beside the requirements' new state. */

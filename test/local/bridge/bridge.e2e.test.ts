@@ -281,6 +281,39 @@ describe("reqlix-mcp push and pull", () => {
       expect((await readFile(join(project.root, STATE_FILE))).equals(state)).toBe(true);
       expect(await exported()).toEqual(workspaceBefore);
     }
+
+    // The user picks a winner: pull --force takes the workspace's version, and the sides agree again.
+    const forced = await cli(["pull", "--force", ...target()]);
+    expect(forced.stderr).toBe("");
+    expect(forced.code).toBe(0);
+    expect(forced.stdout).toContain("conflicts resolved by --force (1): G.G.1");
+    expect(
+      (await readFile(join(project.dir, "general.md"), "utf8")).includes(
+        "HOSTED VERSION of the language rule.",
+      ),
+    ).toBe(true);
+    const agreed = await project.snapshot();
+    expect((await cli(["push", ...target()])).stdout).toContain("unchanged: 53");
+    await expectSameFiles(agreed);
+
+    // A deletion in the files against an edit in the workspace: push --force lets the files win.
+    const t1 = await hostedReq("T.U.1");
+    await toolHttp(hosted.url, token, "update_requirement", {
+      requirement_id: t1.reference_id,
+      title: "Edited hosted",
+    });
+    await deleteRequirement(project.root, {}, "T.U.1");
+    expect((await cli(["push", ...target()])).code).toBe(3);
+    const forcedPush = await cli(["push", "--force", ...target()]);
+    expect(forcedPush.code).toBe(0);
+    expect(forcedPush.stdout).toContain("made Obsolete (1): T.U.1");
+    const gone = (await exported()).requirements.find((r) => r.reference_id === t1.reference_id);
+    expect(gone).toMatchObject({ status: "Obsolete", external_id: null, title: "Edited hosted" });
+    const files2 = await project.snapshot();
+    const quiet = await cli(["pull", ...target()]);
+    expect(quiet.code).toBe(0);
+    expect(quiet.stdout).toContain("unchanged: 52");
+    await expectSameFiles(files2);
   });
 
   it("a refused token is a clear error (exit 2) that never shows the token, and changes nothing", async () => {

@@ -18,17 +18,19 @@ async function run(argv: string[], env: Record<string, string> = {}) {
 }
 
 describe("reqlix-mcp push|pull flags", () => {
-  it("takes --url, --token, --workspace (also as --flag=value), --json and --help", () => {
+  it("takes --url, --token, --workspace (also as --flag=value), --force, --json and --help", () => {
     expect(parseBridgeArgs("push", ["--url=http://h", "--token", "t", "--workspace", "w", "--json"])).toEqual(
       {
         url: "http://h",
         token: "t",
         workspace: "w",
+        force: false,
         json: true,
         help: false,
       },
     );
     expect(parseBridgeArgs("pull", ["-h"]).help).toBe(true);
+    expect(parseBridgeArgs("push", ["--force"]).force).toBe(true);
   });
 
   it("refuses unknown flags with did-you-mean, repeats, missing values and stray words (exit 2)", async () => {

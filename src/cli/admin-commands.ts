@@ -3,6 +3,8 @@
  * recovery (no server, no token needed: access to the database is the credential). Same validation and
  * the same operations as the HTTP admin API.
  */
+import { createWriteStream, readFileSync } from "node:fs";
+import { basename } from "node:path";
 import { parseArgs } from "node:util";
 import {
   addMemberInput,
@@ -13,7 +15,9 @@ import {
   parseInput,
   tokenIdInput,
 } from "../core/admin-input.js";
-import { isDomainError } from "../core/errors.js";
+import { DomainError, isDomainError } from "../core/errors.js";
+import { importInputOf } from "../core/interchange/formats.js";
+import { formatNames } from "../core/interchange/registry.js";
 import { displayDbUrl } from "../core/server-config.js";
 import {
   addMemberOp,
@@ -27,8 +31,10 @@ import {
 } from "../db/admin-ops.js";
 import { bootstrap } from "../db/bootstrap.js";
 import { type Database, DEFAULT_DB_URL, openDatabase } from "../db/client.js";
+import { exportOp, type InterchangeCaller, importOp } from "../db/interchange-ops.js";
 import { migrateDatabase } from "../db/migrate.js";
-import { listWorkspaces } from "../db/workspaces.repo.js";
+import { findUserByUsername, listOwners } from "../db/users.repo.js";
+import { getWorkspaceBySlug, listWorkspaces } from "../db/workspaces.repo.js";
 
 export const USAGE = `Usage: npm run admin -- <command> [options]
 
@@ -45,6 +51,12 @@ Commands (database: --db URL, else REQLIX_DB_URL, else ${DEFAULT_DB_URL}; auth t
   owner-list                                      list the instance owners
   owner-grant --username U                        make U an instance owner (administers every workspace)
   owner-revoke --username U                       take ownership away from U (never from the last owner)
+  export --workspace W --format F [--epic EP-001] [--out FILE]
+                                                  export a workspace or one epic (stdout without --out)
+  import --workspace W --format F --file FILE [--apply] [--username U]
+                                                  plan an import (dry run) or --apply it in one transaction;
+                                                  revisions record U (default: the first owner) and FILE
+Formats: ${formatNames().join(", ")} (docs/interchange.md).
 Roles: viewer, editor, admin. --workspace defaults to "default". Output is JSON.
 Ownership is a flag on the user, changed only here: no token, not even an owner's, can change it. An owner's
 powers come only through tokens minted by this CLI or by the owner themselves (created_by in token-list).`;
@@ -64,12 +76,49 @@ const OPTIONS = {
   workspace: { type: "string" },
   "expires-in-days": { type: "string" },
   id: { type: "string" },
+  format: { type: "string" },
+  epic: { type: "string" },
+  out: { type: "string" },
+  file: { type: "string" },
+  apply: { type: "boolean" },
   help: { type: "boolean", short: "h" },
 } as const;
 
 type Values = {
   [K in keyof typeof OPTIONS]?: (typeof OPTIONS)[K]["type"] extends "string" ? string : boolean;
 };
+
+/** The admin CLI acts in a workspace as admin (the database is the credential), as `username` or the first owner. */
+async function cliCaller(database: Database, values: Values): Promise<InterchangeCaller> {
+  const slug = values.workspace ?? "default";
+  const ws = await database.read((db) => getWorkspaceBySlug(db, slug));
+  const user = values.username
+    ? await database.read((db) => findUserByUsername(db, values.username as string))
+    : (await database.read((db) => listOwners(db)))[0];
+  if (!user) {
+    throw DomainError.invalid(`No user "${values.username}". Pass --username of an existing user.`, [
+      { field: "username", message: "unknown user" },
+    ]);
+  }
+  return {
+    workspaceId: ws.id,
+    workspaceSlug: ws.slug,
+    role: "admin",
+    userId: user.id,
+    channel: "cli",
+    now: new Date(),
+  };
+}
+
+function required(values: Values, names: (keyof Values)[]): void {
+  const missing = names.filter((n) => values[n] === undefined);
+  if (missing.length > 0) {
+    throw DomainError.invalid(
+      "missing options",
+      missing.map((m) => ({ field: String(m), message: "required" })),
+    );
+  }
+}
 
 /** Flags → the API's field names; absent flags stay absent so "required" errors name the field. */
 function fields(values: Values, keys: (keyof Values)[]): Record<string, unknown> {
@@ -154,6 +203,47 @@ async function run(command: string, values: Values, database: Database, io: CliI
     case "owner-list":
       print({ owners: await listOwnersOp(database) });
       return;
+    case "export": {
+      required(values, ["format"]);
+      const caller = await cliCaller(database, values);
+      const file = values.out ? createWriteStream(values.out) : undefined;
+      await exportOp(
+        database,
+        caller,
+        { format: values.format as string, epic: values.epic },
+        {
+          write: (chunk) => {
+            if (!file && typeof chunk === "string") return io.out(chunk);
+            const sink = file ?? process.stdout;
+            return new Promise<void>((resolve, reject) =>
+              sink.write(chunk, (err) => (err ? reject(err) : resolve())),
+            );
+          },
+        },
+      );
+      if (file) {
+        await new Promise<void>((resolve, reject) =>
+          file.end((err?: Error | null) => (err ? reject(err) : resolve())),
+        );
+        io.err(
+          `exported ${caller.workspaceSlug}${values.epic ? ` ${values.epic}` : ""} as ${values.format} to ${values.out}\n`,
+        );
+      }
+      return;
+    }
+    case "import": {
+      required(values, ["format", "file"]);
+      const caller = await cliCaller(database, values);
+      const path = values.file as string;
+      const report = await importOp(
+        database,
+        caller,
+        { format: values.format as string, dryRun: values.apply !== true },
+        importInputOf(readFileSync(path), basename(path)),
+      );
+      print(report);
+      return;
+    }
     case "owner-grant":
     case "owner-revoke": {
       const input = parseInput(ownerInput, fields(values, ["username"]), "options");
@@ -175,6 +265,8 @@ const COMMANDS = new Set([
   "owner-list",
   "owner-grant",
   "owner-revoke",
+  "export",
+  "import",
 ]);
 
 /** Runs one command; returns the exit code (0 ok, 1 failure, 2 bad usage or input). */
@@ -206,6 +298,27 @@ export async function runAdmin(argv: string[], io: CliIo): Promise<number> {
     await run(command, parsed.values, database, io);
     return 0;
   } catch (err) {
+    if (isDomainError(err) && Array.isArray(err.details.problems)) {
+      // A malformed import file: where each problem is.
+      const problems = err.details.problems as {
+        message: string;
+        line?: number;
+        column?: number;
+        path?: string;
+      }[];
+      const lines = problems.map(
+        (p) =>
+          `  ${p.line !== undefined ? `line ${p.line}, column ${p.column}: ` : ""}${p.path ? `${p.path}: ` : ""}${p.message}\n`,
+      );
+      io.err(`reqlix admin: ${err.message}\n${lines.join("")}`);
+      return 2;
+    }
+    if (isDomainError(err) && err.details.errors && err.message.startsWith("The import was refused")) {
+      io.err(
+        `reqlix admin: ${err.message}\n${err.details.errors.map((e) => `  ${e.field}: ${e.message}\n`).join("")}`,
+      );
+      return 2;
+    }
     if (isDomainError(err)) {
       const bad = err.details.errors ?? [];
       // Name the flags the user typed (--expires-in-days), not the API's field names.

@@ -94,7 +94,7 @@ interface Target {
 /** What the import wants an entity to be, in the repositories' terms (undefined: leave alone). */
 interface Wanted {
   title: string;
-  description: string;
+  description?: string;
   status?: string;
   priority?: number;
   assignee?: string | null;
@@ -143,7 +143,7 @@ const attributesText = (a: Record<string, unknown> | null | undefined) =>
 function differences(wanted: Wanted, stored: StoredItem, parentChanged: boolean): string[] {
   const out: string[] = [];
   if (wanted.title !== stored.title) out.push("title");
-  if (wanted.description !== stored.description) out.push("description");
+  if (wanted.description !== undefined && wanted.description !== stored.description) out.push("description");
   if (wanted.status !== undefined && wanted.status !== stored.status) out.push("status");
   if (wanted.priority !== undefined && wanted.priority !== stored.priority) out.push("priority");
   if (wanted.type !== undefined && wanted.type.toLowerCase() !== stored.type?.toLowerCase()) out.push("type");
@@ -235,19 +235,19 @@ class Planner {
 
   /** Usernames: a member for assignees (else kept in attributes), any user for creators. */
   private wanted(kind: EntityKind, item: AnyDoc, path: string): Wanted {
-    const w: Wanted = { title: item.title, description: item.description };
+    const w: Wanted = { title: item.title };
+    if (item.description !== undefined) w.description = item.description;
     let attributes = item.attributes === undefined ? undefined : item.attributes;
-    if ("status" in item) w.status = item.status;
-    if ("priority" in item) w.priority = item.priority;
+    if ("status" in item && item.status !== undefined) w.status = item.status;
+    if ("priority" in item && item.priority !== undefined) w.priority = item.priority;
     if ("type" in item) {
       const known = this.state.requirementTypes.get(item.type.toLowerCase());
       if (known) w.type = known;
-      else if (this.options.createTypes && this.typeListed(item.type)) w.type = item.type;
       else
         this.error(
           kind,
           `${path}.type`,
-          `Unknown requirement type "${item.type}". Use one of: ${[...this.state.requirementTypes.values()].join(", ")}${this.typeListed(item.type) ? "; or import as an admin, which creates the types the file lists" : ""}.`,
+          `Unknown requirement type "${item.type}". Use one of: ${[...this.state.requirementTypes.values()].join(", ")}; or import as a workspace admin, which creates the types the file uses.`,
           item.reference_id,
         );
     }
@@ -266,10 +266,6 @@ class Planner {
     return w;
   }
 
-  private typeListed(name: string): boolean {
-    return this.doc.requirement_types.some((t) => t.name.toLowerCase() === name.toLowerCase());
-  }
-
   private creatorId(username: string | null | undefined, path: string): number | null | undefined {
     if (username === undefined) return undefined;
     if (username === null) return null;
@@ -279,16 +275,18 @@ class Planner {
     return id ?? null;
   }
 
+  /** Admins: the requirement types the file uses and the workspace lacks are created (with the file's description). */
   planTypes() {
     if (!this.options.createTypes) return;
-    const needed = new Set(this.doc.requirements.map((r) => r.type.toLowerCase()));
-    for (const t of this.doc.requirement_types) {
-      if (this.state.requirementTypes.has(t.name.toLowerCase()) || !needed.has(t.name.toLowerCase()))
-        continue;
-      this.state.requirementTypes.set(t.name.toLowerCase(), t.name);
-      this.plan.create.push({ kind: "requirement_type", reference_id: t.name });
+    for (const r of this.doc.requirements) {
+      const key = r.type.toLowerCase();
+      if (this.state.requirementTypes.has(key)) continue;
+      const listed = this.doc.requirement_types.find((t) => t.name.toLowerCase() === key);
+      const type = { name: listed?.name ?? r.type, description: listed?.description ?? "" };
+      this.state.requirementTypes.set(key, type.name);
+      this.plan.create.push({ kind: "requirement_type", reference_id: type.name });
       this.steps.push(async (tx) => {
-        await createRequirementType(tx, this.workspaceId, { name: t.name, description: t.description });
+        await createRequirementType(tx, this.workspaceId, type);
       });
     }
   }
@@ -404,7 +402,7 @@ class Planner {
     };
     const common = {
       title: w.title,
-      description: w.description,
+      description: w.description ?? "",
       ...(w.external_id ? { external_id: w.external_id } : {}),
       ...(w.attributes && Object.keys(w.attributes).length > 0 ? { attributes: w.attributes } : {}),
       ...(w.assignee ? { assignee: w.assignee } : {}),

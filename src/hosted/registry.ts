@@ -12,6 +12,7 @@ import { docsetResources } from "./docsets.resources.js";
 import { docsetTools } from "./docsets.tools.js";
 import { epicTools } from "./epics.tools.js";
 import { HOSTED_INSTRUCTIONS } from "./instructions.js";
+import { exportRequirementsTool, exportResource } from "./interchange.tools.js";
 import { hostedPrompts } from "./prompts.js";
 import { relationshipTools } from "./relationships.tools.js";
 import { requirementTools } from "./requirements.tools.js";
@@ -40,8 +41,9 @@ export const hostedRegistry: Registry<HostedContext> = {
     ...typeTools,
     ...docsetTools,
     ...traceTools,
+    exportRequirementsTool,
   ],
-  resources: [...hostedResources, ...changeControlResources, ...docsetResources],
+  resources: [...hostedResources, ...changeControlResources, ...docsetResources, exportResource],
   prompts: [...hostedPrompts, reviewChangesPrompt],
   instructions: HOSTED_INSTRUCTIONS,
 };

@@ -193,3 +193,69 @@ describe("JSON round trip", () => {
     expect(bad.problems[0]).toMatchObject({ path: "epics[0].priority", line: 5, column: 30 });
   });
 });
+
+describe("CSV", () => {
+  test("cells beginning with =, +, -, @ are neutralised with a leading ' (RFC 4180 quoting), and restored on import", async () => {
+    const csv = await exportText(alice, "csv");
+    const [header, ...rows] = csv.trimEnd().split("\r\n");
+    expect(header).toBe(
+      "reference_id,external_id,title,description,type,status,priority,assignee,user_story,user_story_title,epic,epic_title,creator,revision,created_at,updated_at,attributes",
+    );
+    expect(rows).toHaveLength(2);
+    // REQ-001's description was "masked but the last 4"; the epic's description is not in CSV.
+    const target = await h.member("alice", "admin", "csv-formula");
+    const doc = await parse(
+      `${header}\r\nREQ-001,,=1+1,"=HYPERLINK(""http://evil"",""x"")",Functional,Draft,2,,US-001,Story,EP-001,Epic,,,,,\r\nREQ-002,,+SUM,-minus,Functional,Draft,2,,US-001,Story,EP-001,Epic,,,,,\r\nREQ-003,,@me,'=already,Functional,Draft,2,,US-001,Story,EP-001,Epic,,,,,\r\n`,
+      "csv",
+    );
+    expect(doc.requirements.map((r) => r.title)).toEqual(["=1+1", "+SUM", "@me"]);
+    expect(doc.requirements[2]?.description).toBe("=already");
+    await apply(target, doc);
+    const out = await exportText(target, "csv");
+    const lines = out.split("\r\n");
+    expect(lines[1]).toContain(`,'=1+1,"'=HYPERLINK(""http://evil"",""x"")",`);
+    expect(lines[2]).toContain(",'+SUM,'-minus,");
+    expect(lines[3]).toContain(",'@me,'=already,");
+    // No cell of the file starts a formula.
+    for (const line of lines) for (const c of line.split(",")) expect(c).not.toMatch(/^"?[=+\-@]/);
+    // And back: the stored texts are exactly what was sent.
+    const back = await parse(out, "csv");
+    expect(back.requirements.map((r) => [r.title, r.description])).toEqual([
+      ["=1+1", '=HYPERLINK("http://evil","x")'],
+      ["+SUM", "-minus"],
+      ["@me", "=already"],
+    ]);
+  });
+
+  test("CSV round trip: export → import into an empty workspace → the same CSV; unknown columns kept as attributes", async () => {
+    const first = await exportText(alice, "csv");
+    const target = await h.member("alice", "admin", "csv-round");
+    const plan = await apply(target, await parse(first, "csv"));
+    expect(plan.errors).toEqual([]);
+    expect(await exportText(target, "csv")).toBe(first);
+    const again = await apply(target, await parse(first, "csv"));
+    expect(again.create).toEqual([]);
+
+    const extra = await parse(
+      "title,type,user_story,user_story_title,epic,epic_title,Jira Sprint\r\nNew one,Functional,US-001,Pay by card,EP-001,Checkout,Sprint 7\r\n",
+      "csv",
+    );
+    expect(extra.requirements[0]?.attributes).toEqual({ "jira sprint": "Sprint 7" });
+  });
+
+  test("malformed CSV and bad cells name line and column; nothing is written", async () => {
+    const quote = await parse(
+      'title,type,user_story\r\nok,Functional,US-001\r\n"bad"x,Functional,US-001\r\n',
+      "csv",
+    ).catch((e) => e);
+    expect(quote).toBeInstanceOf(DocumentError);
+    expect(quote.problems[0]).toMatchObject({ line: 3 });
+    const priority = await parse("title,type,user_story,priority\r\nok,Functional,US-001,9\r\n", "csv").catch(
+      (e) => e,
+    );
+    expect(priority).toBeInstanceOf(DocumentError);
+    expect(priority.problems[0]).toMatchObject({ line: 2, column: 4, path: "requirements[0].priority" });
+    const ragged = await parse("title,type,user_story\r\na,b\r\n", "csv").catch((e) => e);
+    expect(ragged.problems[0]).toMatchObject({ line: 2 });
+  });
+});

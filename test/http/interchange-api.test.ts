@@ -189,3 +189,31 @@ describe("POST /api/v1/import", () => {
     );
   });
 });
+
+describe("export_requirements (tool) and its export:// resource", () => {
+  it("answers a resource link that the caller's token reads; another workspace's token finds nothing", async () => {
+    const { rpc } = await import("./faces/http.js");
+    const called = await callTool(t, "mcp", "export_requirements", { format: "json" }, viewer);
+    const content = called.body.result.content as { type: string; uri?: string }[];
+    const link = content.find((c) => c.type === "resource_link");
+    expect(link?.uri).toBe("export://default/json");
+    expect(called.body.result.structuredContent).toMatchObject({ http: "/api/v1/export?format=json" });
+    const read = await rpc(t, "resources/read", { uri: link?.uri }, viewer);
+    const doc = JSON.parse(read.body.result.contents[0].text);
+    expect(doc.epics[0].title).toBe("SECRETEPIC Payments");
+    // The whole-workspace link read with another workspace's token: not found, nothing of it shown.
+    const stolen = await rpc(t, "resources/read", { uri: link?.uri }, intruder);
+    expect(stolen.body.error.code).toBe(-32002);
+    expect(stolen.text).not.toContain("SECRETEPIC");
+    const csv = await callTool(
+      t,
+      "jsonrpc",
+      "export_requirements",
+      { format: "csv", epic_id: "EP-001" },
+      viewer,
+    );
+    const csvRead = await rpc(t, "resources/read", { uri: csv.body.result.structuredContent.uri }, viewer);
+    expect(csvRead.body.result.contents[0]).toMatchObject({ mimeType: "text/csv; charset=utf-8" });
+    expect(csvRead.body.result.contents[0].text).toContain("Rule 1");
+  });
+});

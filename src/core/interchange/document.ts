@@ -45,7 +45,8 @@ const entityCommon = {
   external_id: externalIdSchema.nullable().optional(),
   attributes: attributesSchema.nullable().optional(),
   title: z.string().trim().min(1).max(200),
-  description: text(20_000).default(""),
+  /** Absent: "" on create, left alone on update (partial files: CSV stubs, bridge pushes). */
+  description: text(20_000).optional(),
   /** As exported; import keeps it on create (so a round trip is identity) and counts from it. */
   revision: z.number().int().min(1).optional(),
   created_at: timestamp.optional(),
@@ -55,14 +56,15 @@ const entityCommon = {
 
 const workItem = {
   ...entityCommon,
-  priority: priority.default(3),
+  /** Absent: 3 on create, left alone on update. */
+  priority: priority.optional(),
   assignee: username.nullable().optional(),
 };
 
 export const epicDoc = z.object({
   ...workItem,
   reference_id: referenceOf("EP").optional(),
-  status: z.enum(ENTITY_STATUSES).default("Backlog"),
+  status: z.enum(ENTITY_STATUSES).optional(),
 });
 
 export const userStoryDoc = z.object({
@@ -70,7 +72,7 @@ export const userStoryDoc = z.object({
   reference_id: referenceOf("US").optional(),
   /** The epic's reference id, or an epic's external id when the epic has no reference id. */
   epic: z.string().min(1),
-  status: z.enum(ENTITY_STATUSES).default("Backlog"),
+  status: z.enum(ENTITY_STATUSES).optional(),
 });
 
 export const requirementDoc = z.object({
@@ -80,7 +82,7 @@ export const requirementDoc = z.object({
   user_story: z.string().min(1),
   /** A requirement type by name (any case). */
   type: z.string().trim().min(1).max(100),
-  status: z.enum(REQUIREMENT_STATUSES).default("Draft"),
+  status: z.enum(REQUIREMENT_STATUSES).optional(),
 });
 
 export const criterionDoc = z.object({

@@ -3,10 +3,11 @@
  * face (HTTP export/import, admin CLI, `export_requirements`) offers it.
  */
 import { DomainError } from "../errors.js";
+import { csvFormat } from "./csv-format.js";
 import type { InterchangeFormat } from "./formats.js";
 import { jsonFormat } from "./json-format.js";
 
-export const INTERCHANGE_FORMATS: readonly InterchangeFormat[] = [jsonFormat];
+export const INTERCHANGE_FORMATS: readonly InterchangeFormat[] = [jsonFormat, csvFormat];
 
 /** Every format name the issue defines, registered in this build or not (ReqIF arrives separately). */
 export const KNOWN_FORMAT_NAMES = ["json", "csv", "markdown", "reqif"] as const;

@@ -22,6 +22,8 @@ export interface Seed {
   comment?: number;
   /** In every title and description; a relationship `req1 depends_on req2` exists. */
   marker: string;
+  /** Slug of the seed's workspace, for URIs that name it (export://{workspace}/…); default "default". */
+  workspace?: string;
 }
 
 /** A docset name made from free text: `[a-z0-9][a-z0-9._-]*`, short. */
@@ -228,6 +230,8 @@ function valueFor(tool: string, name: string, s: Seed, unique: string): unknown 
       return [s.req1, s.epic, s.story, s.ac, "REQ-9999"];
     case "missing":
       return "any";
+    case "format":
+      return "json";
     default:
       return undefined;
   }
@@ -284,6 +288,8 @@ export function exerciseOrder<T extends { name: string }>(tools: T[]): T[] {
 /** A template's URI with its variables filled from the seed (`epic://{epic_id}` → `epic://EP-001`). */
 export function sampleUri(template: string, s: Seed): string {
   return template.replace(/\{([^}]+)\}/g, (_m, name: string) => {
+    if (name === "workspace") return s.workspace ?? "default";
+    if (name === "format") return "json";
     const id =
       template.startsWith("docset://") && name === "name"
         ? s.docset

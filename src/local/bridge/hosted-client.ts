@@ -23,9 +23,24 @@ function endpoint(url: string, path: string): string {
 /** Thrown for answers that mean the invocation is wrong (token, role, workspace): exit 2 in the CLI. */
 export class BridgeUsageError extends DomainError {}
 
+const DETAILS = 5;
+
 function serverMessage(json: unknown): string {
-  const j = json as { error?: { message?: string } | string; message?: string } | undefined;
-  if (typeof j?.error === "object" && j.error?.message) return j.error.message;
+  const j = json as
+    | {
+        error?: { message?: string; errors?: { field?: string; message?: string }[] } | string;
+        message?: string;
+      }
+    | undefined;
+  if (typeof j?.error === "object" && j.error?.message) {
+    // The import's refusal lists its problems by document path (epics[0].title: …): the first few help most.
+    const errors = Array.isArray(j.error.errors) ? j.error.errors : [];
+    const listed = errors
+      .slice(0, DETAILS)
+      .map((e) => `\n  - ${e.field ? `${e.field}: ` : ""}${e.message ?? ""}`)
+      .join("");
+    return `${j.error.message}${listed}${errors.length > DETAILS ? `\n  - … ${errors.length - DETAILS} more` : ""}`;
+  }
   if (typeof j?.error === "string") return j.error;
   return typeof j?.message === "string" ? j.message : "";
 }
@@ -99,12 +114,15 @@ async function call(
   throw new DomainError("unavailable", `${what}: the server answered HTTP ${response.status}${suffix}.`);
 }
 
-/** The workspace as one interchange document; checks it is the workspace the caller named. */
+/**
+ * The workspace as one interchange document. A token belongs to one workspace, which the export names:
+ * it must be the one the caller named, so a token of another workspace never syncs there.
+ */
 export async function exportWorkspace(target: BridgeTarget, signal?: AbortSignal): Promise<BridgeDocument> {
   const json = (await call(
     target,
     "Reading the hosted workspace",
-    `/api/v1/export?format=json&workspace=${encodeURIComponent(target.workspace)}`,
+    "/api/v1/export?format=json",
     { method: "GET" },
     signal,
   )) as Partial<BridgeDocument> | undefined;
@@ -143,7 +161,7 @@ export async function importDocument(
   return (await call(
     target,
     "Pushing to the hosted workspace",
-    `/api/v1/import?format=json&dry_run=false&workspace=${encodeURIComponent(target.workspace)}`,
+    "/api/v1/import?format=json&dry_run=false",
     {
       method: "POST",
       body: JSON.stringify(doc),

@@ -333,6 +333,22 @@ describe("reqlix-mcp push and pull", () => {
     expect(other.stderr).toContain(`belongs to workspace "${workspace}"`);
   });
 
+  it("an import the workspace refuses is exit 1 with the server's reasons, and nothing is written", async () => {
+    // An epic of the same name that is not the category's: epic titles are unique in a workspace.
+    await toolHttp(hosted.url, token, "create_epic", { title: "general", description: "Someone else's." });
+    const files = await project.snapshot();
+    const run = await cli(["push", ...target()]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain("Pushing to the hosted workspace: the server refused the change (HTTP 409");
+    expect(run.stderr).toContain('An epic titled "general" already exists');
+    expect(run.stderr).toContain("Nothing was changed.");
+    await expectSameFiles(files);
+    const doc = await exported();
+    expect(doc.epics).toHaveLength(1);
+    expect(doc.requirements).toEqual([]);
+    await expect(readFile(join(project.root, STATE_FILE))).rejects.toThrow();
+  });
+
   it("bad usage exits 2 with did-you-mean; the environment supplies URL, token and workspace", async () => {
     const typo = await cli(["push", "--tokn", token]);
     expect(typo.code).toBe(2);

@@ -49,7 +49,8 @@ export function usage(program: string, defaults: string[]): string {
   const args = program === PACKAGE ? `-y ${PACKAGE}` : `-y -p ${PACKAGE} ${program}`;
   const traceLine =
     program === PACKAGE
-      ? `\n       ${program} trace [--format table|json|markdown|junit] [--fail-on …] [--push URL --token T]   (trace --help)`
+      ? `\n       ${program} trace [--format table|json|markdown|junit] [--fail-on …] [--push URL --token T]   (trace --help)` +
+        `\n       ${program} push|pull [--url U --token T --workspace W]   (push --help)`
       : "";
   return `Usage: ${program} [--toolsets <list>] [--version] [--help]${traceLine}
 
@@ -73,7 +74,7 @@ Example client configuration (from a checkout, after npm run build; once publish
 }
 
 /** Edit distance, for "did you mean". */
-function distance(a: string, b: string): number {
+export function distance(a: string, b: string): number {
   let row = Array.from({ length: b.length + 1 }, (_, i) => i);
   for (let i = 1; i <= a.length; i++) {
     const next = [i];

@@ -4,6 +4,7 @@
  */
 import { compileRegistries } from "../protocol/compile.js";
 import { createMcpServer } from "../protocol/mcp-server.js";
+import { BRIDGE_COMMANDS, type BridgeCommand, runBridgeCli } from "./bridge/cli.js";
 import { parseArgs, usage } from "./cli-args.js";
 import type { LocalContext, LocalEnvironment } from "./context.js";
 import { JsonRpcStdioServerTransport } from "./stdio-transport.js";
@@ -29,6 +30,16 @@ export async function runCompanion(options: CompanionOptions): Promise<void> {
   if (argv[0] === "trace") {
     // `reqlix-mcp trace …`: the CI report, not the MCP server.
     process.exitCode = await runTraceCli(argv.slice(1), {
+      cwd: process.cwd(),
+      env: process.env,
+      out: (text) => process.stdout.write(text),
+      err: (text) => process.stderr.write(text),
+    });
+    return;
+  }
+  if ((BRIDGE_COMMANDS as readonly string[]).includes(argv[0] ?? "")) {
+    // `reqlix-mcp push|pull …`: the bridge to a hosted workspace, run in the project root.
+    process.exitCode = await runBridgeCli(argv[0] as BridgeCommand, argv.slice(1), {
       cwd: process.cwd(),
       env: process.env,
       out: (text) => process.stdout.write(text),

@@ -5,6 +5,7 @@
  */
 import type { DomainError } from "../../core/errors.js";
 import type { Registry, RenderedResult } from "../../core/registry.js";
+import { bridgeTools } from "../bridge/bridge.tools.js";
 import type { LocalContext, LocalEnvironment } from "../context.js";
 import { INSTRUCTIONS } from "./descriptions.js";
 import { reqlixTools } from "./tools.js";
@@ -20,7 +21,7 @@ export function renderError(error: DomainError): RenderedResult {
 export function reqlixRegistry(_env: LocalEnvironment): Registry<LocalContext> {
   return {
     name: "reqlix",
-    tools: reqlixTools,
+    tools: [...reqlixTools, ...bridgeTools],
     instructions: INSTRUCTIONS,
     renderResult: renderSuccess,
     renderError,

@@ -34,7 +34,7 @@ afterEach(async () => {
 });
 
 describe("tool list", () => {
-  it("lists the seven spec tools and the two extras, with the spec's descriptions verbatim", async () => {
+  it("lists the seven spec tools and the four extras, with the spec's descriptions verbatim", async () => {
     const { tools } = await companion.client.listTools();
     expect(tools.map((t) => t.name)).toEqual([
       "reqlix_get_instructions",
@@ -46,6 +46,8 @@ describe("tool list", () => {
       "reqlix_update_requirement",
       "reqlix_search_requirements",
       "reqlix_delete_requirement",
+      "reqlix_push",
+      "reqlix_pull",
     ]);
     const spec = parseSpec(await readFile(SPEC_PATH, "utf8"));
     const descriptionOf = (chapter: string) => {

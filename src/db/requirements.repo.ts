@@ -2,7 +2,7 @@
  * Requirements (REQ-001): belong to a user story; carry a type (by name), status, priority, creator and
  * optional assignee. Scoped by workspace.
  */
-import { and, asc, desc, eq, gt, or, type SQL, sql } from "drizzle-orm";
+import { and, asc, count, eq, gt, or, type SQL, sql } from "drizzle-orm";
 import type { EntityPatch, InterchangeFields, Requirement, RequirementStatus } from "../core/domain.js";
 import { DomainError } from "../core/errors.js";
 import type { Executor, Tx } from "./database.js";

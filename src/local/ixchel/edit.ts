@@ -167,6 +167,6 @@ export async function deleteEntity(store: IxchelStore, input: DeleteInput): Prom
       if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
     }
   });
-  await store.sync();
+  await store.syncAfterWrite();
   return { id: entity.id, path: `.ixchel/${rel}`, unlinked: incoming };
 }

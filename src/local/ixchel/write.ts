@@ -99,7 +99,7 @@ export async function createEntity(store: IxchelStore, input: CreateInput): Prom
   const path = join(folder, `${id}.md`);
   const now = new Date().toISOString();
   createFileAtomic(path, buildEntityFile(id, { ...input, title, links }, now));
-  await store.sync();
+  await store.syncAfterWrite();
   return { id, kind: input.kind, title, path: `.ixchel/${KIND_FOLDER[input.kind]}/${id}.md` };
 }
 
@@ -174,7 +174,7 @@ export async function editEntityFile<R extends { changed: boolean }>(
     if (text !== undefined) writeFileAtomic(abs, text);
     return result;
   });
-  if (result.changed) await store.sync();
+  if (result.changed) await store.syncAfterWrite();
   return result;
 }
 

@@ -160,7 +160,8 @@ export async function deleteEntity(store: IxchelStore, input: DeleteInput): Prom
   }
   const abs = join(store.dir, rel);
   assertInside(store, abs);
-  await withFileLock(`${abs}.lock`, async () => {
+  await withFileLock(`${abs}.lock`, async (lock) => {
+    lock.assertHeld();
     try {
       unlinkSync(abs);
     } catch (error) {

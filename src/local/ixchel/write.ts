@@ -169,9 +169,13 @@ export async function editEntityFile<R extends { changed: boolean }>(
 ): Promise<R> {
   const abs = join(store.dir, rel);
   assertInside(store, abs);
-  const result = await withFileLock(`${abs}.lock`, async () => {
+  const result = await withFileLock(`${abs}.lock`, async (lock) => {
     const { text, result } = edit(readFileSync(abs, "utf8"), `.ixchel/${rel}`);
-    if (text !== undefined) writeFileAtomic(abs, text);
+    if (text !== undefined) {
+      // A holder that stalled past the stale age and lost its lock must not replace a taker's write.
+      lock.assertHeld();
+      writeFileAtomic(abs, text);
+    }
     return result;
   });
   if (result.changed) await store.syncAfterWrite();

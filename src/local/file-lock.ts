@@ -30,7 +30,7 @@
  * lock is only contended between processes.
  */
 import { randomBytes } from "node:crypto";
-import { existsSync, readFileSync, readlinkSync } from "node:fs";
+import { existsSync } from "node:fs";
 import {
   mkdir,
   readdir,
@@ -46,6 +46,7 @@ import {
 import { hostname } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { DomainError } from "../core/errors.js";
+import { identityOf, OWN_IDENTITY } from "./process-identity.js";
 
 export interface LockOptions {
   /** Give up waiting for a live holder after this long (ms). Default 30 s. */
@@ -82,26 +83,9 @@ type Seen =
 
 const HOST = hostname();
 
-/**
- * Who runs `pid` on this machine: its pid namespace and start time in clock ticks since boot (field 22 of
- * /proc/<pid>/stat, after the parenthesized command name, which may contain spaces). `undefined` without
- * /proc or when nothing runs `pid`.
- */
-function identityOf(pid: number | "self"): string | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    const start = stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19];
-    return start ? `${readlinkSync("/proc/self/ns/pid")}:${start}` : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-const IDENTITY = identityOf("self");
-
 /** True only when the holder provably still runs here (see the file comment); otherwise the heartbeat decides. */
 function holderAlive(holder: Holder | undefined): boolean {
-  if (!holder?.identity || !IDENTITY || holder.host !== HOST) return false;
+  if (!holder?.identity || !OWN_IDENTITY || holder.host !== HOST) return false;
   // The identity names our own pid namespace: a holder in another one (a container that shares the host
   // name) never matches, since its pid means another process here.
   return identityOf(holder.pid) === holder.identity;
@@ -213,7 +197,7 @@ async function tryInstall(lockPath: string, token: string, staleMs: number): Pro
     pid: process.pid,
     host: HOST,
     since: new Date().toISOString(),
-    ...(IDENTITY ? { identity: IDENTITY } : {}),
+    ...(OWN_IDENTITY ? { identity: OWN_IDENTITY } : {}),
   };
   await mkdir(staging);
   try {

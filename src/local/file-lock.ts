@@ -3,10 +3,16 @@
  * on one file are serialized, so no acknowledged write is lost): a reqlix category, an ixchel entity.
  *
  * The lock is a directory next to the edited file (`general.md.lock/`) holding one holder file
- * (`holder-<token>.json`: pid, host, start time, for messages only). The holder refreshes that file's
- * mtime every `staleMs / 4` while it works; a holder file not refreshed for `staleMs` (10 s) belongs to a
- * holder that died, whatever pid or host it names (pids are reused after a container restart), and is
- * taken over. Nothing else decides staleness.
+ * (`holder-<token>.json`: pid, host, start time, and on Linux the process's identity). The holder refreshes
+ * that file's mtime every `staleMs / 4` while it works; a holder file not refreshed for `staleMs` (10 s)
+ * belongs to a holder that died, whatever pid or host it names (pids are reused after a container restart),
+ * and is taken over — unless the holder is provably alive: same host, same pid namespace, and its pid still
+ * runs the process that started at the recorded boot tick (`/proc/<pid>/stat`). A holder stopped or starved
+ * of CPU past `staleMs` (load 15 on 2 cores, SIGSTOP, a debugger) misses heartbeats but is alive and resumes
+ * mid-write; taking its lock by age let both write and lost an acknowledged edit. Pid plus start tick cannot
+ * be mistaken for a reused pid, so a dead holder is still taken over by age. Elsewhere (another host or
+ * container, no /proc) only the heartbeat counts, and a holder checks it still holds the lock right before
+ * it commits (`HeldLock.assertHeld`), so a taken-over holder reports an error instead of acknowledging.
  *
  * Why these steps make takeover atomic (no two processes ever both hold the lock):
  * - Acquire: build the directory privately (`.general.md.lock-<token>.staging/` with the holder file in it)
@@ -24,6 +30,7 @@
  * lock is only contended between processes.
  */
 import { randomBytes } from "node:crypto";
+import { existsSync } from "node:fs";
 import {
   mkdir,
   readdir,
@@ -39,6 +46,7 @@ import {
 import { hostname } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { DomainError } from "../core/errors.js";
+import { identityOf, OWN_IDENTITY } from "./process-identity.js";
 
 export interface LockOptions {
   /** Give up waiting for a live holder after this long (ms). Default 30 s. */
@@ -56,6 +64,14 @@ interface Holder {
   pid: number;
   host: string;
   since: string;
+  /** `<pid namespace>:<start tick>` on Linux (see `identityOf`); absent elsewhere and in older companions. */
+  identity?: string;
+}
+
+/** The lock a `withFileLock` callback holds. */
+export interface HeldLock {
+  /** Throws (nothing may be written) when another process took the lock over; call right before committing. */
+  assertHeld(): void;
 }
 
 /** What the lock path holds right now. */
@@ -66,6 +82,14 @@ type Seen =
   | { kind: "legacy"; ino: number; ageMs: number; holder: Holder | undefined };
 
 const HOST = hostname();
+
+/** True only when the holder provably still runs here (see the file comment); otherwise the heartbeat decides. */
+function holderAlive(holder: Holder | undefined): boolean {
+  if (!holder?.identity || !OWN_IDENTITY || holder.host !== HOST) return false;
+  // The identity names our own pid namespace: a holder in another one (a container that shares the host
+  // name) never matches, since its pid means another process here.
+  return identityOf(holder.pid) === holder.identity;
+}
 const queues = new Map<string, Promise<unknown>>();
 
 function sleep(ms: number): Promise<void> {
@@ -169,7 +193,12 @@ interface Held {
 async function tryInstall(lockPath: string, token: string, staleMs: number): Promise<Held | undefined> {
   const staging = join(dirname(lockPath), `${stagingPrefix(lockPath)}${token}.staging`);
   const name = `${HOLDER_PREFIX}${token}.json`;
-  const holder: Holder = { pid: process.pid, host: HOST, since: new Date().toISOString() };
+  const holder: Holder = {
+    pid: process.pid,
+    host: HOST,
+    since: new Date().toISOString(),
+    ...(OWN_IDENTITY ? { identity: OWN_IDENTITY } : {}),
+  };
   await mkdir(staging);
   try {
     await writeFile(join(staging, name), JSON.stringify(holder), "utf8");
@@ -219,14 +248,14 @@ async function acquire(lockPath: string, options: LockOptions): Promise<Held> {
       }
       continue;
     }
-    if (seen.ageMs > staleMs) {
+    if (seen.ageMs > staleMs && !holderAlive(seen.holder)) {
       await takeOver(lockPath, seen, staleMs);
       continue;
     }
     if (Date.now() > deadline) {
       throw new DomainError(
         "unavailable",
-        `Busy: ${lockPath} is held by ${describeHolder(seen)}, which is still working (it refreshed the lock ${Math.round(seen.ageMs / 100) / 10} s ago); waited ${Math.round(timeoutMs / 1000)} s. Nothing was written: retry shortly. A holder that dies is taken over automatically once its lock is ${Math.round(staleMs / 1000)} s old.`,
+        `Busy: ${lockPath} is held by ${describeHolder(seen)}, which is still working (it refreshed the lock ${Math.round(seen.ageMs / 100) / 10} s ago${seen.ageMs > staleMs ? ", and its process still runs: it may be stopped or starved of CPU" : ""}); waited ${Math.round(timeoutMs / 1000)} s. Nothing was written: retry shortly. A holder that dies is taken over automatically once its lock is ${Math.round(staleMs / 1000)} s old.`,
       );
     }
     await sleep(wait + Math.random() * wait);
@@ -247,7 +276,7 @@ async function release(lockPath: string, held: Held): Promise<void> {
 /** Runs `fn` holding the lock `lockPath` (same-process callers queue first). */
 export async function withFileLock<T>(
   lockPath: string,
-  fn: () => Promise<T>,
+  fn: (lock: HeldLock) => Promise<T>,
   options: LockOptions = {},
 ): Promise<T> {
   const previous = queues.get(lockPath) ?? Promise.resolve();
@@ -261,7 +290,17 @@ export async function withFileLock<T>(
     await previous;
     const held = await acquire(lockPath, options);
     try {
-      return await fn();
+      return await fn({
+        assertHeld() {
+          // Our holder file is gone only when a taker removed it (we missed heartbeats for staleMs).
+          if (!existsSync(held.holderPath)) {
+            throw new DomainError(
+              "unavailable",
+              `Lost the lock ${lockPath}: this process stalled for longer than ${Math.round((options.staleMs ?? DEFAULT_STALE_MS) / 1000)} s and another process took the lock over. Nothing was written: retry.`,
+            );
+          }
+        },
+      });
     } finally {
       await release(lockPath, held);
     }

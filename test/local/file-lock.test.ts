@@ -1,5 +1,6 @@
 import { spawn } from "node:child_process";
-import { mkdir, readdir, readFile, utimes, writeFile } from "node:fs/promises";
+import { existsSync } from "node:fs";
+import { mkdir, readdir, readFile, readlink, unlink, utimes, writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
 import { join, resolve } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -17,6 +18,7 @@ afterEach(async () => {
 });
 
 interface Run {
+  pid: number;
   out: () => string;
   acquired: Promise<void>;
   exit: Promise<number>;
@@ -62,7 +64,7 @@ function lockUser(args: {
     err += c.toString("utf8");
   });
   const exit = new Promise<number>((r) => child.on("exit", (code) => r(code ?? -1)));
-  return { out: () => out + err, acquired, exit };
+  return { pid: child.pid as number, out: () => out + err, acquired, exit };
 }
 
 /** A lock file as older companions wrote it (O_EXCL file with the owner's pid), just written. */
@@ -130,6 +132,36 @@ describe("withFileLock", () => {
     expect(await readdir(dir.path)).toEqual([]);
   }, 20_000);
 
+  it("takes over by age a holder whose pid now runs another process (pid reused: other start tick)", async () => {
+    const lock = join(dir.path, "general.md.lock");
+    await mkdir(lock);
+    const file = join(lock, "holder-reused-1.json");
+    const ns = await readlink("/proc/self/ns/pid");
+    // The parent process runs, but not since boot tick 1: this identity is a dead holder's.
+    await writeFile(
+      file,
+      JSON.stringify({ pid: process.ppid, host: hostname(), since: "then", identity: `${ns}:1` }),
+    );
+    const then = new Date(Date.now() - 1_000);
+    await utimes(file, then, then);
+    expect(await withFileLock(lock, async () => "ran", { staleMs: 500, timeoutMs: 3_000 })).toBe("ran");
+  });
+
+  it("tells a holder whose lock was taken over (a taker that could not see it is alive) not to commit", async () => {
+    const lock = join(dir.path, "general.md.lock");
+    const outcome = withFileLock(lock, async (held) => {
+      held.assertHeld(); // still ours
+      // What a taker on another host does once our heartbeat is staleMs old: remove our holder file.
+      const [mine] = await readdir(lock);
+      await unlink(join(lock, mine as string));
+      held.assertHeld();
+      return "committed";
+    });
+    await expect(outcome).rejects.toThrow(
+      /^Lost the lock .*general\.md\.lock: .*Nothing was written: retry\./,
+    );
+  });
+
   it("takes over a holder directory whose holder stopped refreshing it staleMs ago", async () => {
     const lock = join(dir.path, "general.md.lock");
     await holderLock(lock, process.pid, hostname(), 60_000);
@@ -154,6 +186,39 @@ describe("withFileLock between real processes", () => {
     expect(holder.out()).toContain("done");
     expect(await readFile(join(dir.path, "log"), "utf8")).toBe("holder\n");
     expect(await withFileLock(lock, async () => "after", { staleMs: 500 })).toBe("after");
+  }, 20_000);
+
+  it("never takes over a live holder on this host that is stopped (SIGSTOP) past staleMs: no overlap, nothing lost", async () => {
+    // A holder starved of CPU (or stopped) cannot refresh its heartbeat; taking its lock by age alone let
+    // two processes write the same file at once and one acknowledged write was lost.
+    const lock = join(dir.path, "general.md.lock");
+    const holder = lockUser({ lock, markers: dir.path, id: "stopped", holdMs: 1_000, staleMs: 300 });
+    await holder.acquired;
+    // Stop it inside its critical section: after it made `inside`, before it removes it.
+    while (!existsSync(join(dir.path, "inside"))) await new Promise((r) => setTimeout(r, 5));
+    const pid = holder.pid;
+    process.kill(pid, "SIGSTOP");
+    try {
+      const waiter = withFileLock(
+        lock,
+        async () => {
+          // The holder is inside its critical section (it made `inside` and is stopped before removing it).
+          const overlap = await readFile(join(dir.path, "inside"), "utf8").then(
+            () => true,
+            () => false,
+          );
+          return overlap ? "OVERLAP" : "alone";
+        },
+        { staleMs: 300, timeoutMs: 1_500 },
+      );
+      await expect(waiter).rejects.toThrow(/^Busy: .*held by process \d+/);
+    } finally {
+      process.kill(pid, "SIGCONT");
+    }
+    expect(await holder.exit).toBe(0);
+    expect(holder.out()).toContain("done");
+    expect(await readFile(join(dir.path, "log"), "utf8")).toBe("stopped\n");
+    expect(await withFileLock(lock, async () => "after", { staleMs: 300 })).toBe("after");
   }, 20_000);
 
   it("with the default 10 s staleness, a holder working for 13 s keeps its lock and a 11 s waiter gets BUSY", async () => {

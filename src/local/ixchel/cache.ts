@@ -3,6 +3,7 @@
  * companion stays native-free), written atomically; anything unreadable or of another version is dropped
  * and rebuilt, never fatal.
  */
+import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ParsedFile } from "./entity.js";
@@ -142,5 +143,34 @@ export function saveEmbeddingCache(
     writeFileAtomic(join(dir, EMBEDDINGS_FILE), JSON.stringify({ version: 1, model, vectors: out }));
   } catch (error) {
     log("ixchel embeddings cache could not be written", { error: (error as Error).message });
+  }
+}
+
+const WRITE_STAMP_FILE = "written";
+
+/**
+ * The write stamp: a random token every companion writer replaces after changing an entity file and before
+ * it acknowledges. A reader that finds the token it saw when its last sync started knows no companion has
+ * written since, so it may reuse that sync; any other token (or none) means "sync now". A token, not an
+ * mtime: two writes within one mtime tick would look the same.
+ */
+export function readWriteStamp(ixchelDir: string): string {
+  try {
+    return readFileSync(join(cacheDir(ixchelDir), WRITE_STAMP_FILE), "utf8");
+  } catch {
+    return "";
+  }
+}
+
+/**
+ * Replaces the write stamp. A failure is logged, not thrown: the entity file is written already, and
+ * readers in other processes then only fall back to the freshness window (at most 2 s stale).
+ */
+export function writeWriteStamp(ixchelDir: string, log: Log): void {
+  try {
+    const dir = ensureCacheDir(ixchelDir);
+    writeFileAtomic(join(dir, WRITE_STAMP_FILE), randomBytes(12).toString("hex"));
+  } catch (error) {
+    log("ixchel write stamp could not be written", { error: (error as Error).message });
   }
 }

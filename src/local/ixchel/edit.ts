@@ -160,13 +160,14 @@ export async function deleteEntity(store: IxchelStore, input: DeleteInput): Prom
   }
   const abs = join(store.dir, rel);
   assertInside(store, abs);
-  await withFileLock(`${abs}.lock`, async () => {
+  await withFileLock(`${abs}.lock`, async (lock) => {
+    lock.assertHeld();
     try {
       unlinkSync(abs);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
     }
   });
-  await store.sync();
+  await store.syncAfterWrite();
   return { id: entity.id, path: `.ixchel/${rel}`, unlinked: incoming };
 }

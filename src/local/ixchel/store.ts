@@ -6,7 +6,14 @@
 import { type Stats, statSync } from "node:fs";
 import { join } from "node:path";
 import { Bm25Index } from "./bm25.js";
-import { type FileRecord, type Log, loadIndexCache, saveIndexCache } from "./cache.js";
+import {
+  type FileRecord,
+  type Log,
+  loadIndexCache,
+  readWriteStamp,
+  saveIndexCache,
+  writeWriteStamp,
+} from "./cache.js";
 import type { Entity } from "./entity.js";
 import { parseEntityFile } from "./entity.js";
 import { listMarkdown, readWithStats, sha256 } from "./files.js";
@@ -65,6 +72,8 @@ export class IxchelStore {
   private queue: Promise<unknown> = Promise.resolve();
   private lastSyncEnd = 0;
   private lastSyncMs = 0;
+  /** The write stamp read when the last sync started (cache.ts readWriteStamp). */
+  private syncedStamp: string | undefined;
 
   constructor(
     readonly root: string,
@@ -84,16 +93,37 @@ export class IxchelStore {
    * Syncs unless the last sync ended very recently, measured against how long a sync takes here: a small
    * graph (a sync of a millisecond) is re-read on every call, a graph of 10,000 files at most every few
    * hundred milliseconds, so checking for changes costs at most about a tenth of the time between calls.
+   * The window only covers edits by hand: a write another companion acknowledged since our last sync began
+   * changed the write stamp, and must be seen now (an acknowledged link once looked lost to a reader in
+   * another process that answered from a sync of a moment before).
    */
   async syncIfStale(options: SyncOptions = {}): Promise<SyncResult | undefined> {
     const window = Math.min(MAX_FRESH_MS, FRESH_FACTOR * this.lastSyncMs);
-    if (this.loaded && performance.now() - this.lastSyncEnd < window) return undefined;
+    if (
+      this.loaded &&
+      performance.now() - this.lastSyncEnd < window &&
+      readWriteStamp(this.dir) === this.syncedStamp
+    ) {
+      return undefined;
+    }
     return this.sync(options);
+  }
+
+  /**
+   * After this process changed entity files, before it acknowledges: tells other processes' readers (new
+   * write stamp), then syncs this store. The stamp comes after the file's rename, so a reader that sees it
+   * also sees the file.
+   */
+  async syncAfterWrite(): Promise<SyncResult> {
+    writeWriteStamp(this.dir, this.log);
+    return this.sync();
   }
 
   /** Brings the store up to date with the markdown (AC-002.1): only new or changed files are parsed. */
   async sync(options: SyncOptions = {}): Promise<SyncResult> {
     const started = performance.now();
+    // Read before the walk: a write stamped after this point makes the next syncIfStale look again.
+    const stamp = readWriteStamp(this.dir);
     if (!this.loaded) {
       this.files = loadIndexCache(this.dir, this.log) ?? new Map();
       this.loaded = true;
@@ -175,6 +205,7 @@ export class IxchelStore {
     if (dirty || changed.length > 0) this.saveCache(changed.length);
     this.lastSyncEnd = performance.now();
     this.lastSyncMs = this.lastSyncEnd - started;
+    this.syncedStamp = stamp;
     await options.progress?.(total, total, `synced ${total} files`);
     return result;
   }

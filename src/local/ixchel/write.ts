@@ -99,7 +99,7 @@ export async function createEntity(store: IxchelStore, input: CreateInput): Prom
   const path = join(folder, `${id}.md`);
   const now = new Date().toISOString();
   createFileAtomic(path, buildEntityFile(id, { ...input, title, links }, now));
-  await store.sync();
+  await store.syncAfterWrite();
   return { id, kind: input.kind, title, path: `.ixchel/${KIND_FOLDER[input.kind]}/${id}.md` };
 }
 
@@ -169,12 +169,16 @@ export async function editEntityFile<R extends { changed: boolean }>(
 ): Promise<R> {
   const abs = join(store.dir, rel);
   assertInside(store, abs);
-  const result = await withFileLock(`${abs}.lock`, async () => {
+  const result = await withFileLock(`${abs}.lock`, async (lock) => {
     const { text, result } = edit(readFileSync(abs, "utf8"), `.ixchel/${rel}`);
-    if (text !== undefined) writeFileAtomic(abs, text);
+    if (text !== undefined) {
+      // A holder that stalled past the stale age and lost its lock must not replace a taker's write.
+      lock.assertHeld();
+      writeFileAtomic(abs, text);
+    }
     return result;
   });
-  if (result.changed) await store.sync();
+  if (result.changed) await store.syncAfterWrite();
   return result;
 }
 

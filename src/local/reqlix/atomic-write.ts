@@ -54,12 +54,13 @@ async function writeAll(fh: FileHandle, data: Buffer, at: number): Promise<numbe
 
 /**
  * Writes `original` (which may be absent: `size` 0) with the splices applied. Call it holding the
- * category lock: the lock is what keeps two writers from renaming over each other's work.
+ * category lock: the lock is what keeps two writers from renaming over each other's work. `beforeRename`
+ * (the lock's `assertHeld`) may throw to leave the original untouched.
  *
  * When the first splice is in the second half of the file, the unchanged head is copied by the kernel
  * (`copyFile`: copy_file_range or a reflink, no trip through this process) and only the rest is written.
  */
-export async function spliceFile(path: string, splices: Splice[]): Promise<void> {
+export async function spliceFile(path: string, splices: Splice[], beforeRename?: () => void): Promise<void> {
   const ordered = [...splices].sort((a, b) => a.start - b.start);
   const temp = join(dirname(path), `${tempPrefix(path)}${process.pid}.${randomBytes(6).toString("hex")}.tmp`);
   const src = await open(path, "r").catch((error: NodeJS.ErrnoException) => {
@@ -98,6 +99,8 @@ export async function spliceFile(path: string, splices: Splice[]): Promise<void>
     } finally {
       await dst.close();
     }
+    // The last moment to refuse: the lock may have been taken over while the copy and fsync ran.
+    beforeRename?.();
     await rename(temp, path);
   } catch (error) {
     await unlink(temp).catch(() => {});

@@ -7,7 +7,7 @@ import type { FileHandle } from "node:fs/promises";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { DomainError } from "../../core/errors.js";
-import { withFileLock } from "../file-lock.js";
+import { type HeldLock, withFileLock } from "../file-lock.js";
 import { removeLeftoverTemps, spliceFile } from "./atomic-write.js";
 import {
   categoryNotFound,
@@ -257,7 +257,7 @@ export async function insertRequirement(
   const body = checkedBody(input.text);
   return withFileLock(
     `${path}.lock`,
-    async () => {
+    async (lock) => {
       await removeLeftoverTemps(path);
       const fh = await openCategory(path); // step 1: absent → created by the write below
       try {
@@ -284,7 +284,7 @@ export async function insertRequirement(
             );
           }
           const block = requirementBlock(index, input.title, body, facts.summary.eol);
-          await spliceFile(path, await planInsert(fh, facts, input.chapter, block)); // step 5
+          await spliceFile(path, await planInsert(fh, facts, input.chapter, block), lock.assertHeld); // step 5
           return { index, title: input.title, text: body, category: input.category, chapter: input.chapter };
         };
         if (facts.categoryPrefix !== undefined) return await write(facts.categoryPrefix);
@@ -313,6 +313,7 @@ async function lockedTarget<T>(
     fh: FileHandle;
     facts: Awaited<ReturnType<typeof factsForTarget>>;
     target: NonNullable<Awaited<ReturnType<typeof factsForTarget>>["target"]>;
+    lock: HeldLock;
   }) => Promise<T>,
 ): Promise<T> {
   const rd = await resolveRequirementsDir(projectRoot, env);
@@ -321,7 +322,7 @@ async function lockedTarget<T>(
   const path = categoryPath(rd.dir, category);
   return withFileLock(
     `${path}.lock`,
-    async () => {
+    async (lock) => {
       await removeLeftoverTemps(path);
       const fh = await openCategory(path);
       if (!fh) throw await categoryNotFound(rd.dir, category);
@@ -330,7 +331,7 @@ async function lockedTarget<T>(
         // Step 2
         if (!facts.target)
           throw requirementNotFound(index, category, facts.chapterOfPrefix, parts.chapterPrefix);
-        return fn({ path, category, fh: f, facts, target: facts.target });
+        return fn({ path, category, fh: f, facts, target: facts.target, lock });
       });
     },
     { signal },
@@ -350,7 +351,7 @@ export async function updateRequirement(
     env,
     input.index,
     signal,
-    async ({ path, category, fh, facts, target }) => {
+    async ({ path, category, fh, facts, target, lock }) => {
       const title = input.title ?? target.title; // step 3
       if (input.title !== undefined) {
         // Step 4: unique within the chapter, the requirement itself excepted.
@@ -363,7 +364,7 @@ export async function updateRequirement(
       const next = nextRevision(await readBody(fh, target), body);
       const stored = withRevision(next.text, next.revision);
       const block = requirementBlock(target.index, title, stored, facts.summary.eol);
-      await spliceFile(path, await planUpdate(fh, facts.summary, target, block)); // step 5
+      await spliceFile(path, await planUpdate(fh, facts.summary, target, block), lock.assertHeld); // step 5
       return { index: target.index, title, text: next.text, category, chapter: target.chapter };
     },
   );
@@ -376,13 +377,19 @@ export async function deleteRequirement(
   index: string,
   signal?: AbortSignal,
 ): Promise<{ deleted: Requirement; chapter_removed: boolean }> {
-  return lockedTarget(projectRoot, env, index, signal, async ({ path, category, fh, facts, target }) => {
-    const text = splitRevision(await readBody(fh, target)).text;
-    const plan = await planDelete(fh, facts.summary, target, facts.chapter);
-    await spliceFile(path, plan.splices);
-    return {
-      deleted: { index: target.index, title: target.title, text, category, chapter: target.chapter },
-      chapter_removed: plan.chapterRemoved,
-    };
-  });
+  return lockedTarget(
+    projectRoot,
+    env,
+    index,
+    signal,
+    async ({ path, category, fh, facts, target, lock }) => {
+      const text = splitRevision(await readBody(fh, target)).text;
+      const plan = await planDelete(fh, facts.summary, target, facts.chapter);
+      await spliceFile(path, plan.splices, lock.assertHeld);
+      return {
+        deleted: { index: target.index, title: target.title, text, category, chapter: target.chapter },
+        chapter_removed: plan.chapterRemoved,
+      };
+    },
+  );
 }

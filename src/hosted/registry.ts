@@ -15,6 +15,7 @@ import { docsetTools } from "./docsets.tools.js";
 import { getEpicGraphTool } from "./epic-graph.tool.js";
 import { epicTools } from "./epics.tools.js";
 import { HOSTED_INSTRUCTIONS } from "./instructions.js";
+import { myTokenTools } from "./my-tokens.tools.js";
 import { workspaceOverviewTool } from "./overview.tool.js";
 import { hostedPrompts } from "./prompts.js";
 import { relationshipTools } from "./relationships.tools.js";
@@ -49,6 +50,7 @@ export const hostedRegistry: Registry<HostedContext> = {
     ...docsetTools,
     listAuditEventsTool,
     ...traceTools,
+    ...myTokenTools,
   ],
   resources: [...hostedResources, ...changeControlResources, ...docsetResources],
   prompts: [...hostedPrompts, reviewChangesPrompt],

@@ -57,7 +57,7 @@ describe.each(["jsonrpc", "mcp"] as const)("roles on %s", (face) => {
       const s: Seed = await seed(t, tokens.admin, `roles-${face}-${role}`);
       // revoke_my_token acts on the caller's own tokens only: a spare one of this role's user.
       const spare = await callTool(t, face, "create_my_token", { name: "spare" }, tokens[role]);
-      s.token = (spare.body?.result?.structuredContent as { id: number }).id;
+      s.token = spare.body.result.structuredContent.id as number;
       for (const tool of tools) {
         const args = sampleArgs(tool, s, `${face} ${role} ${tool.name}`);
         const isWrite = tool.annotations.readOnlyHint !== true;

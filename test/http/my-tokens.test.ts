@@ -5,8 +5,8 @@
  * logged, and a revocation is refused on the very next request on both MCP faces.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { getUserByUsername } from "../../src/db/users.repo.js";
 import { insertToken } from "../../src/db/tokens.repo.js";
+import { getUserByUsername } from "../../src/db/users.repo.js";
 import { TokenCache } from "../../src/http/token-cache.js";
 import { type HostedServer, MCP_ACCEPT, parseMcpBody, startHosted } from "../helpers/hosted.js";
 import { rpcHttp } from "../helpers/rpc-http.js";

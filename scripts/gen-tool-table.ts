@@ -49,7 +49,7 @@ export function renderToolDocs<Ctx extends BaseContext>(compiled: CompiledRegist
   const lines = [
     BEGIN,
     "",
-    `**Tools** (${compiled.toolList.length}; \`?\` marks an optional argument; viewers may call the read tools, and comment)`,
+    `**Tools** (${compiled.toolList.length}; \`?\` marks an optional argument; viewers may call the read tools, comment, and manage their own tokens)`,
     "",
     "| Tool | Access | What it does | Arguments |",
     "|---|---|---|---|",

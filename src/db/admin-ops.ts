@@ -22,7 +22,14 @@ import { type Role, roleAtLeast } from "../core/roles.js";
 import { recordAudit } from "./audit.repo.js";
 import type { Database, Executor } from "./database.js";
 import { findMembershipRole, setMembership } from "./memberships.repo.js";
-import { findTokenInfo, insertToken, listTokens, type NewToken, revokeToken } from "./tokens.repo.js";
+import {
+  expiryAfterDays,
+  findTokenInfo,
+  insertToken,
+  listTokens,
+  type NewToken,
+  revokeAndDescribe,
+} from "./tokens.repo.js";
 import { createUser, findUserByUsername, getUserByUsername, listOwners, setUserOwner } from "./users.repo.js";
 import { createWorkspace, findWorkspaceById, getWorkspaceBySlug } from "./workspaces.repo.js";
 
@@ -158,10 +165,7 @@ export async function createTokenOp(
         user.username,
       );
     }
-    const expiresAt =
-      input.expires_in_days === undefined
-        ? null
-        : new Date(ctx.now.getTime() + input.expires_in_days * 86_400_000).toISOString();
+    const expiresAt = expiryAfterDays(ctx.now, input.expires_in_days);
     const created = await insertToken(tx, {
       userId: user.id,
       workspaceId: ws.id,
@@ -198,11 +202,9 @@ export async function revokeTokenOp(db: Database, ctx: OpContext, id: number): P
       throw DomainError.notFound(`Token ${id} does not exist in your workspace.`, String(id));
     requireAdminOf(ctx.actor, { id: info.workspace_id, slug: info.workspace });
     if (info.user_is_owner) requireMayTouchOwner(ctx.actor, info.username, "revoke an owner's tokens");
-    await revokeToken(tx, id, ctx.now.toISOString());
+    const revoked = await revokeAndDescribe(tx, id, ctx.now.toISOString());
     await audit(tx, ctx, info.workspace_id, "tokens.revoke", `token:${id}`);
-    const after = await findTokenInfo(tx, id);
-    const { workspace_id: _ignored, user_is_owner: _owner, ...rest } = after ?? info;
-    return rest;
+    return revoked;
   });
 }
 

@@ -120,24 +120,37 @@ const infoColumns = {
   created_by: creators.username,
 };
 
-/** Tokens of one workspace (or of all when `workspaceId` is undefined), newest first. */
-export async function listTokens(ex: Executor, workspaceId?: number): Promise<TokenInfo[]> {
+/**
+ * Tokens of one workspace (or of all when `workspaceId` is undefined), of one user of it when `userId` is
+ * given, newest first.
+ */
+export async function listTokens(ex: Executor, workspaceId?: number, userId?: number): Promise<TokenInfo[]> {
   return ex
     .select(infoColumns)
     .from(tokens)
     .innerJoin(users, eq(users.id, tokens.userId))
     .innerJoin(workspaces, eq(workspaces.id, tokens.workspaceId))
     .leftJoin(creators, eq(creators.id, tokens.createdByUserId))
-    .where(workspaceId === undefined ? undefined : eq(tokens.workspaceId, workspaceId))
+    .where(
+      and(
+        workspaceId === undefined ? undefined : eq(tokens.workspaceId, workspaceId),
+        userId === undefined ? undefined : eq(tokens.userId, userId),
+      ),
+    )
     .orderBy(desc(tokens.id));
 }
 
 export async function findTokenInfo(
   ex: Executor,
   id: number,
-): Promise<(TokenInfo & { workspace_id: number; user_is_owner: boolean }) | undefined> {
+): Promise<(TokenInfo & { workspace_id: number; user_id: number; user_is_owner: boolean }) | undefined> {
   const rows = await ex
-    .select({ ...infoColumns, workspace_id: tokens.workspaceId, user_is_owner: users.isOwner })
+    .select({
+      ...infoColumns,
+      workspace_id: tokens.workspaceId,
+      user_id: tokens.userId,
+      user_is_owner: users.isOwner,
+    })
     .from(tokens)
     .innerJoin(users, eq(users.id, tokens.userId))
     .innerJoin(workspaces, eq(workspaces.id, tokens.workspaceId))
@@ -157,4 +170,18 @@ export async function revokeToken(tx: Tx, id: number, at: string): Promise<void>
   if (current[0] && current[0].revokedAt === null) {
     await tx.update(tokens).set({ revokedAt: at }).where(eq(tokens.id, id));
   }
+}
+
+/** Revokes token `id` (an existing one: the caller checked who may) and returns it as listed. */
+export async function revokeAndDescribe(tx: Tx, id: number, at: string): Promise<TokenInfo> {
+  await revokeToken(tx, id, at);
+  const after = await findTokenInfo(tx, id);
+  if (!after) throw new Error(`token ${id} vanished inside its revocation`);
+  const { workspace_id: _ws, user_id: _user, user_is_owner: _owner, ...info } = after;
+  return info;
+}
+
+/** When a token made at `now` for `days` days expires; null: never. */
+export function expiryAfterDays(now: Date, days: number | undefined): string | null {
+  return days === undefined ? null : new Date(now.getTime() + days * 86_400_000).toISOString();
 }

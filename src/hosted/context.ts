@@ -16,6 +16,12 @@ export interface HostedContext extends BaseContext {
   /** The clock (injected so tests and the Worker agree on time). */
   now(): Date;
   /**
+   * Tells the face that who a token acts as may have changed (a token was revoked): the Node server empties
+   * its token cache (http/token-cache.ts), so the change applies from the next request. Call it after the
+   * write has committed. Every face sets it (http/faces-common.ts); a no-op where nothing is cached (Workers).
+   */
+  credentialsChanged?(): void;
+  /**
    * Set by `hostedTool` for the handler it wraps: the tool's name and, for tools that write history, the
    * caller's `change_note` and `source`. Recorded with every revision the call appends.
    */

@@ -16,6 +16,7 @@ import { getEpicGraphTool } from "./epic-graph.tool.js";
 import { epicTools } from "./epics.tools.js";
 import { HOSTED_INSTRUCTIONS } from "./instructions.js";
 import { exportRequirementsTool, exportResource } from "./interchange.tools.js";
+import { myTokenTools } from "./my-tokens.tools.js";
 import { workspaceOverviewTool } from "./overview.tool.js";
 import { hostedPrompts } from "./prompts.js";
 import { relationshipTools } from "./relationships.tools.js";
@@ -51,6 +52,7 @@ export const hostedRegistry: Registry<HostedContext> = {
     listAuditEventsTool,
     ...traceTools,
     exportRequirementsTool,
+    ...myTokenTools,
   ],
   resources: [...hostedResources, ...changeControlResources, ...docsetResources, exportResource],
   prompts: [...hostedPrompts, reviewChangesPrompt],

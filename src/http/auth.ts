@@ -5,6 +5,7 @@
  * token's role ceiling).
  */
 import type { MiddlewareHandler } from "hono";
+import { carriesOwnerPowers } from "../core/owner-powers.js";
 import { minRole } from "../core/roles.js";
 import { hashToken, isWellFormedToken } from "../core/tokens.js";
 import type { Database } from "../db/database.js";
@@ -12,6 +13,8 @@ import { findTokenByHash, type TokenPrincipal, touchTokenLastUsed } from "../db/
 import type { AppEnv, AuthInfo, Logger } from "./context.js";
 import { errorJson } from "./json-errors.js";
 import type { TokenCache } from "./token-cache.js";
+
+export { carriesOwnerPowers };
 
 /** last_used_at is written at most this often per token, so reads do not turn into writes. */
 export const LAST_USED_THROTTLE_MS = 60_000;
@@ -97,21 +100,6 @@ export function principalAuth(found: TokenPrincipal | undefined, now: Date): Pri
       isOwner: carriesOwnerPowers(found),
     },
   };
-}
-
-/**
- * Instance-wide rights come from the `is_owner` flag of the token's user, never from a name or a role,
- * and only through a token that user could legitimately hold: minted by the admin CLI or bootstrap
- * (no creator) or by the owner themselves. A token minted for an owner by anybody else (possible before
- * admin-ops refused it) acts at most as a workspace member. A role ceiling below admin marks a token
- * its owner restricted on purpose: it does not carry the instance-wide rights either.
- */
-export function carriesOwnerPowers(
-  found: Pick<TokenPrincipal, "isOwner" | "userId" | "createdByUserId" | "roleCeiling">,
-): boolean {
-  const legitimate = found.createdByUserId === null || found.createdByUserId === found.userId;
-  const uncapped = found.roleCeiling === null || found.roleCeiling === "admin";
-  return found.isOwner && legitimate && uncapped;
 }
 
 export function requireToken(options: {

@@ -12,6 +12,7 @@ import { type CompiledRegistry, compileRegistries } from "../protocol/compile.js
 import type { Operation, OperationObserver } from "../protocol/operations.js";
 import { type AuditSink, auditRow, createAuditSink } from "./audit.js";
 import type { AppEnv, Logger, RateLimiter } from "./context.js";
+import type { TokenCache } from "./token-cache.js";
 import { auditedDatabase } from "./write-audit.js";
 
 /** The part of the app's deps the faces read (AppDeps satisfies it). */
@@ -31,6 +32,8 @@ export interface FacesDeps {
    * the default (ajv) compiles with `new Function`, which workerd forbids.
    */
   jsonSchemaValidator?: import("@modelcontextprotocol/sdk/validation").jsonSchemaValidator;
+  /** Node's token cache (AppDeps.tokenCache), emptied when a tool changes credentials. */
+  tokenCache?: TokenCache;
 }
 
 const compiledCache = new WeakMap<object, CompiledRegistry<HostedContext>>();
@@ -89,6 +92,7 @@ export function requestScope(
         : deps.database,
       requestId,
       now: clock,
+      credentialsChanged: () => deps.tokenCache?.invalidate(),
     }),
     observe(event) {
       if (event.recorded) {

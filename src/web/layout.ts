@@ -18,7 +18,7 @@ export interface LayoutProps {
   auth?: AuthInfo;
   csrf?: string;
   /** Which top-level section the page belongs to (marked in the navigation). */
-  section?: "home" | "tree" | "search" | "baselines" | "docsets" | "audit" | "other";
+  section?: "home" | "tree" | "search" | "baselines" | "docsets" | "audit" | "tokens" | "other";
   body: Html;
 }
 
@@ -29,6 +29,7 @@ const NAV: { href: string; label: string; section: LayoutProps["section"]; role?
   { href: "/baselines", label: "Baselines", section: "baselines" },
   { href: "/docsets", label: "Docs", section: "docsets" },
   { href: "/audit", label: "Audit log", section: "audit", role: "admin" },
+  { href: "/tokens", label: "My tokens", section: "tokens" },
 ];
 
 export function csrfField(csrf: string | undefined): Html {

@@ -22,6 +22,7 @@ import { requirementPages } from "./pages/requirement.js";
 import { reviewPages } from "./pages/review.js";
 import { searchPage } from "./pages/search.js";
 import { storyPages } from "./pages/story.js";
+import { tokenPages } from "./pages/tokens.js";
 import { treePage } from "./pages/tree.js";
 import { securityHeaders } from "./security.js";
 import { requireSession } from "./session.js";
@@ -43,6 +44,7 @@ const PAGE_MODULES: PageModule[] = [
   baselinePages,
   docsetPages,
   auditPage,
+  tokenPages,
 ];
 
 export function webRoutes(deps: WebDeps): Hono<WebEnv> {

@@ -16,7 +16,12 @@ export interface RouteContext {
   /** The current revision and updated_at of an entity (for edit forms and verdicts). */
   stamp(id: string): Promise<{ revision: string; updated_at: string }>;
   unique(): string;
+  /** The id of a fresh token of `as`'s user (of this workspace's owner for "other" and "none"). */
+  spareToken(as: Caller): Promise<number>;
 }
+
+/** Who makes the request: a role's member, a member of another workspace, or nobody signed in. */
+export type Caller = Role | "other" | "none";
 
 export interface RouteCase {
   method: "GET" | "POST";
@@ -25,7 +30,7 @@ export interface RouteCase {
   /** The least role that succeeds; "none" = no session needed. */
   role: Role | "none";
   /** The request: a concrete path and, for POST, the form (without _csrf). */
-  request(ctx: RouteContext): Promise<{ path: string; form?: Record<string, string> }>;
+  request(ctx: RouteContext, as: Caller): Promise<{ path: string; form?: Record<string, string> }>;
   /** Status of a success (GET 200, POST 303). */
   ok: number;
   /** The entity the route reads or changes (another workspace must get 404 for it); none = workspace-wide. */
@@ -122,6 +127,21 @@ export const ROUTE_CASES: RouteCase[] = [
   post("/baselines", "editor", async (c) => ({
     path: "/baselines",
     form: { name: `b-${c.unique()}`, epic_id: c.epic },
+  })),
+  get("/tokens", "viewer", () => "/tokens", false),
+  // The answer to a create is the page showing the new token once (no redirect that could show it again).
+  {
+    ...post(
+      "/tokens",
+      "viewer",
+      async (c) => ({ path: "/tokens", form: { name: `t-${c.unique()}` } }),
+      false,
+    ),
+    ok: 200,
+  },
+  // Each caller revokes a spare token of their own; another workspace's member names one of this workspace.
+  post("/tokens/:id/revoke", "viewer", async (c, as) => ({
+    path: `/tokens/${await c.spareToken(as)}/revoke`,
   })),
 ];
 

@@ -11,12 +11,19 @@ import { nodeAssets } from "../../src/web/node-assets.js";
 import { webRoutes } from "../../src/web/routes.js";
 import type { HostedServer } from "../helpers/hosted.js";
 import { seedHierarchy, toolHttp } from "../helpers/rpc-http.js";
-import { ROUTE_CASES, ROUTES_WITHOUT_SESSION, type RouteCase, type RouteContext } from "./routes-table.js";
+import {
+  type Caller,
+  ROUTE_CASES,
+  ROUTES_WITHOUT_SESSION,
+  type RouteCase,
+  type RouteContext,
+} from "./routes-table.js";
 import { startWebServer, WebClient } from "./web-client.js";
 
 let server: HostedServer;
 let ctx: RouteContext;
 const clients = new Map<Role | "other", WebClient>();
+const roleTokens = new Map<Role, string>();
 let n = 0;
 
 async function counts(): Promise<string> {
@@ -50,6 +57,11 @@ beforeAll(async () => {
       return { revision: String(snap.revision), updated_at: snap.updated_at };
     },
     unique: () => `u${++n}`,
+    async spareToken(as: Caller) {
+      const token = as === "other" || as === "none" ? server.ownerToken : (roleTokens.get(as) as string);
+      const created = await toolHttp(server.url, token, "create_my_token", { name: `spare ${++n}` });
+      return created.id as number;
+    },
   };
   const owner = (name: string, args: Record<string, unknown>) =>
     toolHttp(server.url, server.ownerToken, name, args);
@@ -61,7 +73,9 @@ beforeAll(async () => {
   });
   for (const role of ROLES) {
     const client = new WebClient(server.url);
-    await client.signIn(await server.createToken(`web-${role}`, role));
+    const token = await server.createToken(`web-${role}`, role);
+    roleTokens.set(role, token);
+    await client.signIn(token);
     clients.set(role, client);
   }
   const other = new WebClient(server.url);
@@ -93,7 +107,7 @@ describe("web routes × roles (generated from routes-table.ts)", () => {
     describe(`${c.method} ${c.route}`, () => {
       it("without a session: sent to sign in (GET) or refused (POST), nothing changes", async () => {
         const before = await counts();
-        const reply = await call(new WebClient(server.url), c, await c.request(ctx));
+        const reply = await call(new WebClient(server.url), c, await c.request(ctx, "none"));
         if (c.method === "GET") {
           expect(reply.status).toBe(303);
           expect(reply.location).toMatch(/^\/signin\?next=/);
@@ -107,7 +121,7 @@ describe("web routes × roles (generated from routes-table.ts)", () => {
           const client = clients.get(role) as WebClient;
           if (c.method === "POST") await client.get("/");
           const before = await counts();
-          const reply = await call(client, c, await c.request(ctx));
+          const reply = await call(client, c, await c.request(ctx, role));
           if (allowed) {
             expect(reply.status, reply.text.slice(0, 400)).toBe(c.ok);
           } else {
@@ -123,7 +137,7 @@ describe("web routes × roles (generated from routes-table.ts)", () => {
           const client = clients.get("other") as WebClient;
           if (c.method === "POST") await client.get("/");
           const before = await counts();
-          const reply = await call(client, c, await c.request(ctx));
+          const reply = await call(client, c, await c.request(ctx, "other"));
           expect(reply.status, reply.text.slice(0, 400)).toBe(404);
           for (const id of [ctx.epic, ctx.story, ctx.requirement])
             expect(reply.text).not.toContain(`Routes ${id}`);

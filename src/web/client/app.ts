@@ -1,6 +1,7 @@
 /**
  * The web app's one script (progressive enhancement: every page works without it). Filter selects submit
- * their form on change; "/" focuses the search box; a form with unsaved edits asks before leaving.
+ * their form on change; "/" focuses the search box; a form with unsaved edits asks before leaving; a new
+ * token's page is not posted again on reload.
  * Built by esbuild (scripts/build-web.mjs) into public/assets/app.js.
  * (Elements are cast: the project's types include @cloudflare/workers-types, whose `Element` shadows the DOM's.)
  */
@@ -34,6 +35,14 @@ for (const form of all<HTMLFormElement>("form[data-guard]")) {
   window.addEventListener("beforeunload", (event) => {
     if (dirty) event.preventDefault();
   });
+}
+
+// A new token is on the answer to its create form only: the history entry becomes a plain GET of the page,
+// so a reload or Back shows the list again instead of posting the form a second time (a second token).
+const secret = document.getElementById("new-token") as HTMLInputElement | null;
+if (secret) {
+  history.replaceState(null, "", location.href);
+  secret.addEventListener("focus", () => secret.select());
 }
 
 drawGraphs(document);

@@ -20,6 +20,8 @@ export interface Seed {
   baseline?: string;
   /** comment_id of a comment on req1 (when the registry has comments). */
   comment?: number;
+  /** Id of a spare token of the seeding user, named with the marker (when the registry has my tokens). */
+  token?: number;
   /** In every title and description; a relationship `req1 depends_on req2` exists. */
   marker: string;
   /** Slug of the seed's workspace, for URIs that name it (export://{workspace}/…); default "default". */
@@ -116,7 +118,20 @@ export async function seed(t: TestApp, token: string, marker: string): Promise<S
   );
   const comment =
     commented.body?.error?.code === -32601 ? undefined : (ok(commented, "add_comment").comment_id as number);
-  const extras = { ...(baseline ? { baseline } : {}), ...(comment !== undefined ? { comment } : {}) };
+  // A spare token of the seeding user: revoke_my_token gets its id (the seeding token itself stays valid).
+  const minted = await rpc(
+    t,
+    "tools/call",
+    { name: "create_my_token", arguments: { name: `${marker} token` } },
+    token,
+  );
+  const spare =
+    minted.body?.error?.code === -32601 ? undefined : (ok(minted, "create_my_token").id as number);
+  const extras = {
+    ...(baseline ? { baseline } : {}),
+    ...(comment !== undefined ? { comment } : {}),
+    ...(spare !== undefined ? { token: spare } : {}),
+  };
   // Docsets, when the registry serves them: one docset with one page that carries the marker.
   const docset = docsetName(marker);
   const registered = await rpc(
@@ -208,6 +223,8 @@ function valueFor(tool: string, name: string, s: Seed, unique: string): unknown 
       return `${unique} please change`;
     case "comment_id":
       return s.comment;
+    case "token_id":
+      return s.token;
     case "reviewers":
       // The admin every role suite has; another workspace's caller is refused on the entity first.
       return ["ada"];

@@ -13,8 +13,8 @@ import { callTool } from "./http.js";
 
 /** Tools that need the admin role (writes beyond the editor's, and the audit trail). A new admin-only tool must be added here. */
 const ADMIN_ONLY = new Set(["create_requirement_type", "set_approvals_required", "list_audit_events"]);
-/** Write tools a viewer may call (change control: viewers may comment). */
-const VIEWER_WRITES = new Set(["add_comment"]);
+/** Write tools a viewer may call (change control: viewers may comment; every member manages their own tokens). */
+const VIEWER_WRITES = new Set(["add_comment", "create_my_token", "revoke_my_token"]);
 
 let t: TestApp;
 let tokens: Record<"viewer" | "editor" | "admin", string>;
@@ -55,6 +55,9 @@ describe.each(["jsonrpc", "mcp"] as const)("roles on %s", (face) => {
       const problems: string[] = [];
       // Entities of this role and face: no call of another test can have used them up (a delete).
       const s: Seed = await seed(t, tokens.admin, `roles-${face}-${role}`);
+      // revoke_my_token acts on the caller's own tokens only: a spare one of this role's user.
+      const spare = await callTool(t, face, "create_my_token", { name: "spare" }, tokens[role]);
+      s.token = spare.body.result.structuredContent.id as number;
       for (const tool of tools) {
         const args = sampleArgs(tool, s, `${face} ${role} ${tool.name}`);
         const isWrite = tool.annotations.readOnlyHint !== true;

@@ -52,14 +52,15 @@ function leaks(answer: RpcAnswer): boolean {
   return answer.text.includes(MARKER) || answer.text.includes(aType);
 }
 
-/** An argument naming one of A's entities (any of its reference ids, its baseline or its comment). */
+/** An argument naming one of A's entities (any of its reference ids, its baseline, its comment or its token). */
 function namesAnEntityOfA(args: Record<string, unknown>): boolean {
   const names = new Set<unknown>([a.epic, a.story, a.req1, a.req2, a.ac, a.docset, a.baseline]);
   return Object.entries(args).some(
     ([k, v]) =>
       (idFor(k, a) !== undefined && v === idFor(k, a)) ||
       (typeof v === "string" && names.has(v)) ||
-      (k === "comment_id" && v === a.comment),
+      (k === "comment_id" && v === a.comment) ||
+      (k === "token_id" && v === a.token),
   );
 }
 

@@ -98,11 +98,25 @@ export async function createOwnToken(
         "mint this token with one that does, with the admin CLI, or give it a role below admin.",
     );
   }
+  // A token never outlives the token that minted it: otherwise a leaked short-lived token could mint itself
+  // a permanent one. Without expires_in_days it expires with the calling token.
+  let expiresAt = expiryAfterDays(now, input.expires_in_days);
+  if (calling.expires_at !== null) {
+    if (expiresAt === null) expiresAt = calling.expires_at;
+    else if (expiresAt > calling.expires_at) {
+      const days = Math.floor((Date.parse(calling.expires_at) - now.getTime()) / 86_400_000);
+      throw DomainError.forbidden(
+        `Forbidden: a token you mint cannot outlive the token of this call, which expires at ${calling.expires_at}; ` +
+          (days >= 1 ? `pick expires_in_days of at most ${days}, or ` : "") +
+          "leave expires_in_days out to expire with it.",
+      );
+    }
+  }
   const created = await insertToken(tx, {
     userId: holder.userId,
     workspaceId: holder.workspaceId,
     name: input.name,
-    expiresAt: expiryAfterDays(now, input.expires_in_days),
+    expiresAt,
     roleCeiling,
     createdByUserId: holder.userId,
   });

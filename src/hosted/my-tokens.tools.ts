@@ -43,7 +43,7 @@ export const createMyTokenTool = hostedTool({
   name: "create_my_token",
   title: "Create a token for myself",
   description:
-    "Mints a personal access token for you in this workspace and returns its value (rqx_…) once: it is stored only as a hash and cannot be shown again, so hand it to the user to keep. Optional: expires_in_days (1–365; default never) and role, a ceiling no higher than your own role (default: the ceiling of the token you call with). Revoke it with revoke_my_token.",
+    "Mints a personal access token for you in this workspace and returns its value (rqx_…) once: it is stored only as a hash and cannot be shown again, so hand it to the user to keep. Optional: expires_in_days (1–365; default never, or when the token you call with expires: a minted token never outlives it) and role, a ceiling no higher than your own role (default: the ceiling of the token you call with). Revoke it with revoke_my_token.",
   input: z.object({
     name: z
       .string()
@@ -57,7 +57,9 @@ export const createMyTokenTool = hostedTool({
       .min(1)
       .max(MAX_TOKEN_DAYS)
       .optional()
-      .describe(`Days until it expires (1–${MAX_TOKEN_DAYS}); default: never.`),
+      .describe(
+        `Days until it expires (1–${MAX_TOKEN_DAYS}), no later than the calling token; default: never, or with the calling token.`,
+      ),
     role: role
       .optional()
       .describe("The most the token may do (viewer, editor, admin), at most your own role."),

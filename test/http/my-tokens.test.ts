@@ -117,6 +117,35 @@ describe("my tokens", () => {
     expect(write.body.error.code).toBe(-32003);
   });
 
+  it("a minted token never outlives the token that minted it", async () => {
+    const shortLived = await ok(await server.createToken("cap", "editor"), "create_my_token", {
+      name: "two days",
+      expires_in_days: 2,
+    });
+    expect(typeof shortLived.expires_at).toBe("string");
+    // Without expires_in_days the child expires with its parent, not never.
+    const child = await ok(shortLived.token as string, "create_my_token", { name: "child" });
+    expect(child.expires_at).toBe(shortLived.expires_at);
+    // Longer than the parent: refused, with the way out; nothing is minted.
+    const before = await ok(shortLived.token as string, "list_my_tokens", {});
+    const longer = await call(shortLived.token as string, "create_my_token", {
+      name: "forever",
+      expires_in_days: 30,
+    });
+    expect(longer.status).toBe(403);
+    expect(longer.body.error.message).toContain("cannot outlive the token of this call");
+    expect(longer.body.error.message).toContain("expires_in_days of at most 1");
+    expect(await ok(shortLived.token as string, "list_my_tokens", {})).toEqual(before);
+    // Within the parent's life: fine.
+    const shorter = await ok(shortLived.token as string, "create_my_token", {
+      name: "one day",
+      expires_in_days: 1,
+    });
+    expect(Date.parse(shorter.expires_at as string)).toBeLessThanOrEqual(
+      Date.parse(shortLived.expires_at as string),
+    );
+  });
+
   it("owner powers: kept for the owner's own mint, never created from a token without them", async () => {
     const own = await ok(server.ownerToken, "create_my_token", { name: "owner laptop" });
     const ws = await fetch(`${server.url}/api/v1/admin/workspaces`, {

@@ -3,9 +3,10 @@
  * with SIGKILL in the middle, leaves nothing stored. Real libSQL file, real processes (the admin CLI).
  */
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { createClient } from "@libsql/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runAdmin } from "../../src/cli/admin-commands.js";
 import { openDatabase } from "../../src/db/client.js";
@@ -16,13 +17,14 @@ const dbFile = join(dir, "atomic.db");
 const db = `file:${dbFile}`;
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
+const KILLED_ROWS = 20_000;
 const quiet = { env: {}, out: () => {}, err: () => {} };
 
-/** 1,000 requirement rows under one new epic and story; `lastTitle` replaces the last row's title. */
-function csv(lastTitle?: string): string {
+/** `count` requirement rows under one new epic and story; `lastTitle` replaces the last row's title. */
+function csv(lastTitle?: string, count = 1000): string {
   const rows = ["title,type,user_story,user_story_title,epic,epic_title,description"];
-  for (let i = 1; i <= 1000; i++) {
-    const title = i === 1000 && lastTitle ? lastTitle : `Row ${i}`;
+  for (let i = 1; i <= count; i++) {
+    const title = i === count && lastTitle ? lastTitle : `Row ${i}`;
     rows.push(`${title},Functional,story-1,Bulk story,epic-1,Bulk epic,text of row ${i}`);
   }
   return `${rows.join("\r\n")}\r\n`;
@@ -39,6 +41,30 @@ async function stored(): Promise<{ requirements: number; revisions: number; epic
     };
   } finally {
     await database.close();
+  }
+}
+
+/** True once a write transaction on the database has been held by somebody else for `ms` in a row. */
+async function writerHeldFor(ms: number, timeoutMs: number): Promise<boolean> {
+  const probe = createClient({ url: db });
+  try {
+    const start = Date.now();
+    let busySince: number | undefined;
+    while (Date.now() - start < timeoutMs) {
+      try {
+        // One script on one connection: no waiting for the lock, take it, give it back.
+        await probe.executeMultiple("PRAGMA busy_timeout = 0; BEGIN IMMEDIATE; ROLLBACK;");
+        busySince = undefined;
+      } catch (error) {
+        if (!/SQLITE_BUSY|database is locked/i.test(String(error))) throw error;
+        busySince ??= Date.now();
+        if (Date.now() - busySince >= ms) return true;
+      }
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    return false;
+  } finally {
+    probe.close();
   }
 }
 
@@ -64,7 +90,8 @@ describe("an import is one transaction", () => {
 
   it("the importing process killed (SIGKILL) in the middle → nothing stored; a later import succeeds whole", async () => {
     const file = join(dir, "ok.csv");
-    writeFileSync(file, csv());
+    // Enough rows that the import is still inside its transaction for a while after it opens it.
+    writeFileSync(file, csv(undefined, KILLED_ROWS));
     const child = spawn(
       process.execPath,
       [
@@ -87,15 +114,10 @@ describe("an import is one transaction", () => {
       out += d;
     });
     const exited = new Promise((resolve) => child.once("exit", resolve));
-    // Kill once the transaction is writing: its pages reach the WAL well before it commits.
-    const wal = `${dbFile}-wal`;
-    const start = Date.now();
-    const walAtStart = existsSync(wal) ? statSync(wal).size : 0;
-    let writing = false;
-    while (!writing && Date.now() - start < 60_000) {
-      writing = existsSync(wal) && statSync(wal).size > walAtStart + 64 * 1024;
-      if (!writing) await new Promise((r) => setTimeout(r, 5));
-    }
+    // Kill once the import's write transaction is open: another connection that may not wait is refused its
+    // own write lock (SQLITE_BUSY) for 100 ms in a row. (The WAL does not show it: with a 32 MiB page cache
+    // the transaction's pages reach the WAL only when it commits.)
+    const writing = await writerHeldFor(100, 60_000);
     child.kill("SIGKILL");
     expect(writing).toBe(true);
     await exited;
@@ -104,6 +126,6 @@ describe("an import is one transaction", () => {
 
     const code = await runAdmin(["import", "--db", db, "--format", "csv", "--file", file, "--apply"], quiet);
     expect(code).toBe(0);
-    expect(await stored()).toMatchObject({ requirements: 1000, epics: 1 });
+    expect(await stored()).toMatchObject({ requirements: KILLED_ROWS, epics: 1 });
   }, 120_000);
 });

@@ -16,13 +16,14 @@ const dbFile = join(dir, "atomic.db");
 const db = `file:${dbFile}`;
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
+const KILLED_ROWS = 20_000;
 const quiet = { env: {}, out: () => {}, err: () => {} };
 
-/** 1,000 requirement rows under one new epic and story; `lastTitle` replaces the last row's title. */
-function csv(lastTitle?: string): string {
+/** `count` requirement rows under one new epic and story; `lastTitle` replaces the last row's title. */
+function csv(lastTitle?: string, count = 1000): string {
   const rows = ["title,type,user_story,user_story_title,epic,epic_title,description"];
-  for (let i = 1; i <= 1000; i++) {
-    const title = i === 1000 && lastTitle ? lastTitle : `Row ${i}`;
+  for (let i = 1; i <= count; i++) {
+    const title = i === count && lastTitle ? lastTitle : `Row ${i}`;
     rows.push(`${title},Functional,story-1,Bulk story,epic-1,Bulk epic,text of row ${i}`);
   }
   return `${rows.join("\r\n")}\r\n`;
@@ -64,7 +65,8 @@ describe("an import is one transaction", () => {
 
   it("the importing process killed (SIGKILL) in the middle → nothing stored; a later import succeeds whole", async () => {
     const file = join(dir, "ok.csv");
-    writeFileSync(file, csv());
+    // Enough rows that the (fast) import is still inside its transaction when the WAL starts growing.
+    writeFileSync(file, csv(undefined, KILLED_ROWS));
     const child = spawn(
       process.execPath,
       [
@@ -104,6 +106,6 @@ describe("an import is one transaction", () => {
 
     const code = await runAdmin(["import", "--db", db, "--format", "csv", "--file", file, "--apply"], quiet);
     expect(code).toBe(0);
-    expect(await stored()).toMatchObject({ requirements: 1000, epics: 1 });
+    expect(await stored()).toMatchObject({ requirements: KILLED_ROWS, epics: 1 });
   }, 120_000);
 });

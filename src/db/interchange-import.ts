@@ -24,9 +24,9 @@ import type {
   UserStoryDoc,
 } from "../core/interchange/document.js";
 import { kindOfReference, PREFIXES } from "../core/references.js";
-import { type ReferenceAllocator, referenceAllocator } from "./counters.repo.js";
 import { createAcceptanceCriterion, updateAcceptanceCriterion } from "./acceptance-criteria.repo.js";
 import { addComment } from "./comments.repo.js";
+import { type ReferenceAllocator, referenceAllocator } from "./counters.repo.js";
 import type { Executor, Tx } from "./database.js";
 import type { Actor } from "./entity-support.js";
 import { createEpic, updateEpic } from "./epics.repo.js";

@@ -119,7 +119,13 @@ export async function createAcceptanceCriterion(
   const story = await requireUserStoryRow(tx, workspaceId, input.user_story_id);
   await refuseDuplicateExternalId(tx, acceptanceCriteria, workspaceId, input.external_id);
   const { origin } = input;
-  const referenceId = await allocateReference(tx, workspaceId, "AC", origin?.reference_id);
+  const referenceId = await allocateReference(
+    tx,
+    workspaceId,
+    "AC",
+    origin?.reference_id,
+    origin?.reference_allocated,
+  );
   const stamp = iso(actor.now);
   await tx.insert(acceptanceCriteria).values({
     workspaceId,

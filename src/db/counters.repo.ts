@@ -58,3 +58,54 @@ export async function claimReference(
     });
   return true;
 }
+
+/**
+ * `claimReference` and `nextReference` for many creates in one transaction (interchange import): the
+ * counters and the reference ids the workspace's history ever named are read once, ids are handed out in
+ * memory by the same rules, and `save` raises each counter once. Nothing else may allocate ids of the
+ * workspace between the first `allocate` and `save` (the caller holds the write transaction).
+ */
+export async function referenceAllocator(tx: Tx, workspaceId: number) {
+  const counterRows = await tx
+    .select({ prefix: referenceCounters.prefix, lastValue: referenceCounters.lastValue })
+    .from(referenceCounters)
+    .where(eq(referenceCounters.workspaceId, workspaceId));
+  const counters = new Map<string, number>(counterRows.map((r) => [r.prefix, r.lastValue]));
+  const usedRows = await tx
+    .selectDistinct({ referenceId: revisions.referenceId })
+    .from(revisions)
+    .where(eq(revisions.workspaceId, workspaceId));
+  const used = new Set(usedRows.map((r) => r.referenceId));
+  const touched = new Set<ReferencePrefix>();
+  return {
+    /** `wanted` when it is this prefix's canonical form and never used here, else the next id. */
+    allocate(prefix: ReferencePrefix, wanted: string | undefined): string {
+      const last = counters.get(prefix) ?? 0;
+      let id: string;
+      if (wanted !== undefined && normalizeReference(prefix, wanted) === wanted && !used.has(wanted)) {
+        id = wanted;
+        counters.set(prefix, Math.max(last, Number.parseInt(wanted.slice(prefix.length + 1), 10)));
+      } else {
+        id = formatReference(prefix, last + 1);
+        counters.set(prefix, last + 1);
+      }
+      used.add(id);
+      touched.add(prefix);
+      return id;
+    },
+    async save(): Promise<void> {
+      for (const prefix of touched) {
+        const n = counters.get(prefix) ?? 0;
+        await tx
+          .insert(referenceCounters)
+          .values({ workspaceId, prefix, lastValue: n })
+          .onConflictDoUpdate({
+            target: [referenceCounters.workspaceId, referenceCounters.prefix],
+            set: { lastValue: sql`max(${referenceCounters.lastValue}, ${n})` },
+          });
+      }
+    },
+  };
+}
+
+export type ReferenceAllocator = Awaited<ReturnType<typeof referenceAllocator>>;

@@ -11,6 +11,7 @@ import { DomainError } from "../core/errors.js";
 import type { Prefix } from "../core/references.js";
 import { claimReference, nextReference } from "./counters.repo.js";
 import type { Executor, Tx } from "./database.js";
+import type { RevisionBatch } from "./revisions.repo.js";
 import {
   type acceptanceCriteria,
   type epics,
@@ -91,6 +92,11 @@ export interface EntityOrigin {
   updated_at?: string;
   /** The creator's user id (null: unknown). */
   creator_id?: number | null;
+  /**
+   * The caller (import) already allocated `reference_id` against the workspace's counter and history, and
+   * advances the counter itself: it is used as is.
+   */
+  reference_allocated?: boolean;
 }
 
 /** The reference id a new entity gets: the origin's when it is free in this workspace, else the next one. */
@@ -99,7 +105,9 @@ export async function allocateReference(
   workspaceId: number,
   prefix: Prefix,
   wanted: string | undefined,
+  allocated = false,
 ): Promise<string> {
+  if (wanted !== undefined && allocated) return wanted;
   if (wanted !== undefined && (await claimReference(tx, workspaceId, prefix, wanted))) return wanted;
   return nextReference(tx, workspaceId, prefix);
 }
@@ -120,6 +128,8 @@ export interface Actor {
   now: Date;
   /** Where the write came from and why: stored with the revision it appends (revisions.repo.ts). */
   change?: ChangeProvenance;
+  /** Set by a bulk writer (import): revisions are collected and written in batches (revisions.repo.ts). */
+  revisionBatch?: RevisionBatch;
 }
 
 /** The provenance a revision records besides its author and time. */
@@ -209,7 +219,13 @@ export async function newWorkItem<S extends string>(
   const assigneeId =
     input.assignee === undefined ? null : await memberIdByUsername(tx, workspaceId, input.assignee);
   const { origin } = input;
-  const referenceId = await allocateReference(tx, workspaceId, prefix, origin?.reference_id);
+  const referenceId = await allocateReference(
+    tx,
+    workspaceId,
+    prefix,
+    origin?.reference_id,
+    origin?.reference_allocated,
+  );
   const stamp = iso(actor.now);
   return {
     workspaceId,

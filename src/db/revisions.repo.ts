@@ -71,7 +71,29 @@ export async function recordRevision(
   actor: Actor,
 ): Promise<void> {
   if (!recording) return;
+  const batch = actor.revisionBatch;
+  if (batch) {
+    batch.rows.push(revisionValues(workspaceId, entry, actor));
+    if (batch.rows.length >= BATCH) await flushRevisions(tx, batch);
+    return;
+  }
   await tx.insert(revisions).values(revisionValues(workspaceId, entry, actor));
+}
+
+/**
+ * Revisions held back and written `BATCH` rows per INSERT (an import of thousands of items): the writer sets
+ * `actor.revisionBatch` and calls `flushRevisions` before anything that reads revisions and before commit.
+ */
+export class RevisionBatch {
+  rows: ReturnType<typeof revisionValues>[] = [];
+}
+
+/** Writes and empties `batch`, in the caller's transaction. */
+export async function flushRevisions(tx: Tx, batch: RevisionBatch): Promise<void> {
+  while (batch.rows.length > 0) {
+    const rows = batch.rows.splice(0, BATCH);
+    await tx.insert(revisions).values(rows);
+  }
 }
 
 /** Rows per INSERT: 16 bound values each stays far below SQLite's limit on bound parameters. */

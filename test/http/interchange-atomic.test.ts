@@ -17,7 +17,7 @@ const dbFile = join(dir, "atomic.db");
 const db = `file:${dbFile}`;
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const KILLED_ROWS = 20_000;
+const KILLED_ROWS = 5_000;
 const quiet = { env: {}, out: () => {}, err: () => {} };
 
 /** `count` requirement rows under one new epic and story; `lastTitle` replaces the last row's title. */

@@ -47,7 +47,6 @@ async function main(): Promise<void> {
   }
   await requireFree("PORT", explicitWorkerPort);
   await requireFree("LIBSQL_DEV_PORT", explicitEndpointPort);
-  const workerPort = explicitWorkerPort ?? ((await portIsFree(8787)) ? 8787 : await freePort());
   const endpointPort = explicitEndpointPort ?? 0;
 
   const boot = await prepareDevDatabase(file, {
@@ -61,6 +60,9 @@ async function main(): Promise<void> {
 
   const endpoint = await startLibsqlDevServer({ file, port: endpointPort });
   console.log(`libSQL dev endpoint on ${endpoint.url} (file ${file})`);
+  // Chosen only once the endpoint holds its port: a free port probed before could be the very port the
+  // endpoint's port 0 is then given, and workerd would fail to bind it.
+  const workerPort = explicitWorkerPort ?? ((await portIsFree(8787)) ? 8787 : await freePort());
 
   const wrangler = startWranglerDev({
     port: workerPort,

@@ -5,7 +5,7 @@
 import { and, eq, isNull } from "drizzle-orm";
 import type { Executor, Tx } from "./database.js";
 import { memberships, tokens, users, webSessions, workspaces } from "./schema.js";
-import type { TokenPrincipal } from "./tokens.repo.js";
+import { TOKEN_MEMBERSHIP, TOKEN_PRINCIPAL_COLUMNS, type TokenPrincipal } from "./tokens.repo.js";
 
 export interface NewSession {
   idHash: string;
@@ -33,27 +33,13 @@ export async function findSessionByHash(ex: Executor, idHash: string): Promise<S
       sessionId: webSessions.id,
       sessionExpiresAt: webSessions.expiresAt,
       sessionRevokedAt: webSessions.revokedAt,
-      tokenId: tokens.id,
-      userId: users.id,
-      username: users.username,
-      isOwner: users.isOwner,
-      workspaceId: workspaces.id,
-      workspaceSlug: workspaces.slug,
-      memberRole: memberships.role,
-      roleCeiling: tokens.roleCeiling,
-      expiresAt: tokens.expiresAt,
-      revokedAt: tokens.revokedAt,
-      lastUsedAt: tokens.lastUsedAt,
-      createdByUserId: tokens.createdByUserId,
+      ...TOKEN_PRINCIPAL_COLUMNS,
     })
     .from(webSessions)
     .innerJoin(tokens, eq(tokens.id, webSessions.tokenId))
     .innerJoin(users, eq(users.id, tokens.userId))
     .innerJoin(workspaces, eq(workspaces.id, tokens.workspaceId))
-    .leftJoin(
-      memberships,
-      and(eq(memberships.userId, tokens.userId), eq(memberships.workspaceId, tokens.workspaceId)),
-    )
+    .leftJoin(memberships, TOKEN_MEMBERSHIP)
     .where(eq(webSessions.idHash, idHash))
     .limit(1);
   return rows[0];

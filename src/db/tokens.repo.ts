@@ -66,30 +66,40 @@ export interface TokenPrincipal {
   createdByUserId: number | null;
 }
 
+/**
+ * Who a token acts as (a TokenPrincipal): selected over tokens ⋈ users ⋈ workspaces ⟕ memberships
+ * (TOKEN_MEMBERSHIP). Shared by every credential that acts through a token (a PAT, a web session), so the
+ * checks in http/auth.ts see the same fields whichever carried it.
+ */
+export const TOKEN_PRINCIPAL_COLUMNS = {
+  tokenId: tokens.id,
+  userId: users.id,
+  username: users.username,
+  isOwner: users.isOwner,
+  workspaceId: workspaces.id,
+  workspaceSlug: workspaces.slug,
+  memberRole: memberships.role,
+  roleCeiling: tokens.roleCeiling,
+  expiresAt: tokens.expiresAt,
+  revokedAt: tokens.revokedAt,
+  lastUsedAt: tokens.lastUsedAt,
+  createdByUserId: tokens.createdByUserId,
+};
+
+/** The token's user's membership in the token's workspace (absent: no longer a member). */
+export const TOKEN_MEMBERSHIP = and(
+  eq(memberships.userId, tokens.userId),
+  eq(memberships.workspaceId, tokens.workspaceId),
+);
+
 /** Asked on every authenticated request: prepared once (prepared.ts). */
 const tokenByHash = preparedPer((ex) =>
   ex
-    .select({
-      tokenId: tokens.id,
-      userId: users.id,
-      username: users.username,
-      isOwner: users.isOwner,
-      workspaceId: workspaces.id,
-      workspaceSlug: workspaces.slug,
-      memberRole: memberships.role,
-      roleCeiling: tokens.roleCeiling,
-      expiresAt: tokens.expiresAt,
-      revokedAt: tokens.revokedAt,
-      lastUsedAt: tokens.lastUsedAt,
-      createdByUserId: tokens.createdByUserId,
-    })
+    .select(TOKEN_PRINCIPAL_COLUMNS)
     .from(tokens)
     .innerJoin(users, eq(users.id, tokens.userId))
     .innerJoin(workspaces, eq(workspaces.id, tokens.workspaceId))
-    .leftJoin(
-      memberships,
-      and(eq(memberships.userId, tokens.userId), eq(memberships.workspaceId, tokens.workspaceId)),
-    )
+    .leftJoin(memberships, TOKEN_MEMBERSHIP)
     .where(eq(tokens.tokenHash, sql.placeholder("hash")))
     .limit(1)
     .prepare(),

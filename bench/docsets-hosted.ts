@@ -20,9 +20,8 @@ import { openDatabase } from "../src/db/client.js";
 import { registerDocset, upsertPages } from "../src/db/docsets.repo.js";
 import { migrateDatabase } from "../src/db/migrate.js";
 import { findWorkspaceBySlug } from "../src/db/workspaces.repo.js";
-import type { HostedContext } from "../src/hosted/context.js";
-import { hostedRegistry } from "../src/hosted/registry.js";
-import { compileRegistries, parseToolInput, renderSuccess } from "../src/protocol/compile.js";
+import { parseToolInput, renderSuccess } from "../src/protocol/compile.js";
+import { benchContext, hostedTool } from "./hosted-tool.js";
 import { numberArg, percentile, rng, zipfWords } from "./lib.js";
 
 const PAGES = numberArg("pages", 10_000);
@@ -76,25 +75,13 @@ console.log(`Seeded ${PAGES * 2} pages in ${((performance.now() - seedStart) / 1
 
 // ----- measurement ------------------------------------------------------------------------------------
 
-const compiled = compileRegistries([hostedRegistry]);
-const tool = compiled.tools.get("search_docs");
-if (!tool) throw new Error("search_docs is not registered");
-const ctx: HostedContext = {
-  auth: {
-    userId: 1,
-    username: "admin",
-    workspaceId: main.id,
-    workspaceSlug: "default",
-    role: "viewer",
-    tokenId: 0,
-    isOwner: false,
-  },
-  database,
-  requestId: "bench",
-  now: () => new Date(),
-  signal: new AbortController().signal,
-  progress: async () => {},
-};
+const tool = hostedTool("search_docs");
+const ctx = benchContext(database, {
+  userId: 1,
+  username: "admin",
+  workspaceId: main.id,
+  workspaceSlug: "default",
+});
 const app = createApp({ database, logger: { log() {} }, version: "bench" });
 
 const reactId = Number(

@@ -15,9 +15,8 @@ import { performance } from "node:perf_hooks";
 import { sql } from "drizzle-orm";
 import { ftsQuery } from "../src/db/search.repo.js";
 import { RANKED_CANDIDATES, textMatch } from "../src/db/search-ranking.js";
-import type { HostedContext } from "../src/hosted/context.js";
-import { hostedRegistry } from "../src/hosted/registry.js";
-import { compileRegistries, parseToolInput } from "../src/protocol/compile.js";
+import { parseToolInput } from "../src/protocol/compile.js";
+import { benchContext, hostedTool } from "./hosted-tool.js";
 import { numberArg, percentile, rng } from "./lib.js";
 import { openSearchData, type SearchWorkspace, VOCAB } from "./search-data.js";
 
@@ -32,26 +31,15 @@ const TARGET_OVERLAP = 0.9;
 
 const data = await openSearchData(DB, ROWS, SMALL);
 const { database } = data;
-const compiled = compileRegistries([hostedRegistry]);
-const tool = compiled.tools.get("search_requirements");
-if (!tool) throw new Error("search_requirements is not registered");
+const tool = hostedTool("search_requirements");
 
-const ctxOf = (ws: SearchWorkspace): HostedContext => ({
-  auth: {
+const ctxOf = (ws: SearchWorkspace) =>
+  benchContext(database, {
     userId: data.user.id,
     username: data.user.username,
     workspaceId: ws.id,
     workspaceSlug: ws.slug,
-    role: "viewer",
-    tokenId: 0,
-    isOwner: false,
-  },
-  database,
-  requestId: "bench",
-  now: () => new Date(),
-  signal: new AbortController().signal,
-  progress: async () => {},
-});
+  });
 
 interface Hit {
   reference_id: string;

@@ -17,9 +17,8 @@ import { migrateDatabase } from "../src/db/migrate.js";
 import { likeScanRequirements } from "../src/db/search.repo.js";
 import { getUserByUsername } from "../src/db/users.repo.js";
 import { findWorkspaceBySlug } from "../src/db/workspaces.repo.js";
-import type { HostedContext } from "../src/hosted/context.js";
-import { hostedRegistry } from "../src/hosted/registry.js";
-import { compileRegistries, parseToolInput } from "../src/protocol/compile.js";
+import { parseToolInput } from "../src/protocol/compile.js";
+import { benchContext, hostedTool } from "./hosted-tool.js";
 import { numberArg, percentile, rng, zipfWords } from "./lib.js";
 
 const ROWS = numberArg("rows", 100_000);
@@ -92,25 +91,13 @@ console.log(`Seeded in ${((performance.now() - seedStart) / 1000).toFixed(1)} s`
 
 // ----- queries ----------------------------------------------------------------------------------------
 
-const compiled = compileRegistries([hostedRegistry]);
-const tool = compiled.tools.get("search_requirements");
-if (!tool) throw new Error("search_requirements is not registered");
-const ctx: HostedContext = {
-  auth: {
-    userId: user.id,
-    username: user.username,
-    workspaceId: ws.id,
-    workspaceSlug: "bench",
-    role: "viewer",
-    tokenId: 0,
-    isOwner: false,
-  },
-  database,
-  requestId: "bench",
-  now: () => new Date(),
-  signal: new AbortController().signal,
-  progress: async () => {},
-};
+const tool = hostedTool("search_requirements");
+const ctx = benchContext(database, {
+  userId: user.id,
+  username: user.username,
+  workspaceId: ws.id,
+  workspaceSlug: "bench",
+});
 
 const docFrequency = async (w: string) =>
   (

@@ -16,9 +16,8 @@ import { openDatabase } from "../src/db/client.js";
 import { migrateDatabase } from "../src/db/migrate.js";
 import { getUserByUsername } from "../src/db/users.repo.js";
 import { findWorkspaceBySlug } from "../src/db/workspaces.repo.js";
-import type { HostedContext } from "../src/hosted/context.js";
-import { hostedRegistry } from "../src/hosted/registry.js";
-import { compileRegistries, contentOf, parseToolInput, renderSuccess } from "../src/protocol/compile.js";
+import { contentOf, parseToolInput, renderSuccess } from "../src/protocol/compile.js";
+import { benchContext, hostedTool } from "./hosted-tool.js";
 import { median, numberArg, rng, zipfWords } from "./lib.js";
 import { VOCAB } from "./search-data.js";
 
@@ -57,25 +56,13 @@ await database.write(async (tx) => {
   }
 });
 
-const compiled = compileRegistries([hostedRegistry]);
-const tool = compiled.tools.get("get_user_story_requirements");
-if (!tool) throw new Error("get_user_story_requirements is not registered");
-const ctx: HostedContext = {
-  auth: {
-    userId: user.id,
-    username: user.username,
-    workspaceId: ws.id,
-    workspaceSlug: "bench",
-    role: "viewer",
-    tokenId: 0,
-    isOwner: false,
-  },
-  database,
-  requestId: "bench",
-  now: () => new Date(),
-  signal: new AbortController().signal,
-  progress: async () => {},
-};
+const tool = hostedTool("get_user_story_requirements");
+const ctx = benchContext(database, {
+  userId: user.id,
+  username: user.username,
+  workspaceId: ws.id,
+  workspaceSlug: "bench",
+});
 
 /** The tool as a face runs it, up to the JSON answer on the wire. */
 async function viaTool(): Promise<{

@@ -12,47 +12,24 @@ import { parseMarkdownFiles } from "../../src/core/interchange/markdown-format.j
 import { interchangeFormat } from "../../src/core/interchange/registry.js";
 import { collect, readTar } from "../../src/core/interchange/tar.js";
 import { exportSource } from "../../src/db/interchange-export.js";
-import { applyImport, planImport } from "../../src/db/interchange-import.js";
+import { planImport } from "../../src/db/interchange-import.js";
 import { workspaceSnapshot } from "../helpers/db-snapshot.js";
 import { createHarness, type Harness, ok } from "./harness.js";
+import { applyDocument, exportText as exportTextOf } from "./interchange-io.js";
 
 let h: Harness;
 let alice: AuthInfo;
 let editor: Client;
 
-async function exportText(auth: AuthInfo, format = "json", epic?: string): Promise<string> {
-  const chunks: string[] = [];
-  const decoder = new TextDecoder();
-  await h.database.read(async (db) => {
-    const source = await exportSource(db, auth.workspaceId, { now: new Date(), ...(epic ? { epic } : {}) });
-    await interchangeFormat(format).export(source, {
-      write: (c) => {
-        chunks.push(typeof c === "string" ? c : decoder.decode(c, { stream: true }));
-      },
-    });
-  });
-  return chunks.join("");
-}
+const exportText = (auth: AuthInfo, format = "json", epic?: string) =>
+  exportTextOf(h.database, auth, format, epic);
 
 async function parse(text: string, format = "json"): Promise<InterchangeDocument> {
   return interchangeFormat(format).parse(importInputOf(text, "export.json"));
 }
 
-function apply(auth: AuthInfo, doc: InterchangeDocument, source = "export.json") {
-  return h.database.write((tx) =>
-    applyImport(
-      tx,
-      auth.workspaceId,
-      doc,
-      {
-        userId: auth.userId,
-        now: new Date(),
-        change: { tool: "import", source },
-      },
-      { createTypes: true },
-    ),
-  );
-}
+const apply = (auth: AuthInfo, doc: InterchangeDocument, source = "export.json") =>
+  applyDocument(h.database, auth, doc, source);
 
 /** The document without what differs between two workspaces by design: the export time and the workspace. */
 function comparable(text: string) {

@@ -12,43 +12,22 @@ import type { AuthInfo } from "../../src/core/auth-info.js";
 import type { InterchangeDocument } from "../../src/core/interchange/document.js";
 import { importInputOf } from "../../src/core/interchange/formats.js";
 import { interchangeFormat } from "../../src/core/interchange/registry.js";
-import { exportSource } from "../../src/db/interchange-export.js";
-import { applyImport } from "../../src/db/interchange-import.js";
 import { workspaceSnapshot } from "../helpers/db-snapshot.js";
 import { createHarness, type Harness, ok } from "./harness.js";
+import { applyDocument, exportText as exportTextOf } from "./interchange-io.js";
 
 let h: Harness;
 let alice: AuthInfo;
 let editor: Client;
 
-async function exportText(auth: AuthInfo, format = "reqif", epic?: string): Promise<string> {
-  const chunks: string[] = [];
-  const decoder = new TextDecoder();
-  await h.database.read(async (db) => {
-    const source = await exportSource(db, auth.workspaceId, { now: new Date(), ...(epic ? { epic } : {}) });
-    await interchangeFormat(format).export(source, {
-      write: (c) => {
-        chunks.push(typeof c === "string" ? c : decoder.decode(c, { stream: true }));
-      },
-    });
-  });
-  return chunks.join("");
-}
+const exportText = (auth: AuthInfo, format = "reqif", epic?: string) =>
+  exportTextOf(h.database, auth, format, epic);
 
 const parse = (text: string | Uint8Array, name = "export.reqif"): Promise<InterchangeDocument> =>
   interchangeFormat("reqif").parse(importInputOf(text, name));
 
-function apply(auth: AuthInfo, doc: InterchangeDocument, source = "export.reqif") {
-  return h.database.write((tx) =>
-    applyImport(
-      tx,
-      auth.workspaceId,
-      doc,
-      { userId: auth.userId, now: new Date(), change: { tool: "import", source } },
-      { createTypes: true },
-    ),
-  );
-}
+const apply = (auth: AuthInfo, doc: InterchangeDocument, source = "export.reqif") =>
+  applyDocument(h.database, auth, doc, source);
 
 /** The ReqIF without what an export at another time, of another workspace, may differ in. */
 function comparable(xml: string): string {

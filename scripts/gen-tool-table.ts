@@ -51,13 +51,26 @@ export function renderToolDocs<Ctx extends BaseContext>(compiled: CompiledRegist
     "",
     `**Tools** (${compiled.toolList.length}; \`?\` marks an optional argument; viewers may call the read tools, comment, and manage their own tokens)`,
     "",
-    "| Tool | Access | What it does | Arguments |",
-    "|---|---|---|---|",
-    ...compiled.toolList.map(
-      (t) =>
-        `| \`${t.name}\` | ${access(t.annotations)} | ${cell(firstSentence(t.description))} | ${argumentsOf(t.inputSchema)} |`,
+    "| Tool | Toolset | Access | What it does | Arguments |",
+    "|---|---|---|---|---|",
+    ...[...compiled.tools.values()].map(
+      ({ listed: t, toolset }) =>
+        `| \`${t.name}\` | ${toolset ?? "—"} | ${access(t.annotations)} | ${cell(firstSentence(t.description))} | ${argumentsOf(t.inputSchema)} |`,
     ),
   ];
+  if (compiled.toolsets.length > 0) {
+    lines.push(
+      "",
+      "**Toolsets** (`?toolsets=` on the URL or `X-MCP-Toolsets`; `default` and `all` also work)",
+      "",
+      "| Toolset | Default | What it holds |",
+      "|---|---|---|",
+      ...compiled.toolsets.map(
+        (s) =>
+          `| \`${s.name}\` | ${s.default ? "yes" : "no"} | ${cell(s.description)} (${s.tools.length} tools) |`,
+      ),
+    );
+  }
   if (compiled.resources.length > 0) {
     lines.push(
       "",

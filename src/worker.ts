@@ -42,6 +42,8 @@ export interface Env {
   ADMIN_RATE_LIMITER?: RateLimit;
   /** Admin API requests per minute per token when there is no rate-limit binding (counted per isolate). */
   REQLIX_ADMIN_RATE_LIMIT?: string;
+  /** Toolsets of an MCP connection that names none (default: the registry's default toolsets). */
+  REQLIX_DEFAULT_TOOLSETS?: string;
 }
 
 /** Period of the `[[ratelimits]]` binding in wrangler.toml, in seconds (Retry-After when refused). */
@@ -126,6 +128,7 @@ export function workerDeps(env: Env): CreateAppDeps {
     audit: requestScopedAuditSink(database, logger),
     version,
     allowedOrigins: list(env.REQLIX_ALLOWED_ORIGINS),
+    ...(env.REQLIX_DEFAULT_TOOLSETS ? { defaultToolsets: env.REQLIX_DEFAULT_TOOLSETS } : {}),
     rateLimiter,
     adminRateLimiter,
     // The SDK's default validator (ajv) compiles with `new Function`, which workerd forbids (DESIGN).

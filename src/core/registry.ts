@@ -5,6 +5,7 @@
  */
 import type { z } from "zod";
 import type { DomainError } from "./errors.js";
+import type { Role } from "./roles.js";
 
 export interface ToolAnnotations {
   readOnlyHint?: boolean;
@@ -64,7 +65,16 @@ export interface ToolDef<
   input: I;
   /** Schema of the structured result, advertised as `outputSchema`. */
   output?: AnyZodObject;
+  /**
+   * Honest hints; `readOnlyHint: true` is also the registry's statement that the tool never writes: a
+   * read-only connection and a caller who cannot write see only such tools (protocol/tool-selection.ts).
+   */
   annotations: ToolAnnotations;
+  /**
+   * The least role a caller needs (hosted tools: `hostedTool` sets it, from the annotations unless the tool
+   * says otherwise). Faces list a tool only to callers whose role reaches it; absent: anyone.
+   */
+  role?: Role;
   handler(input: z.output<I>, ctx: Ctx): O | Promise<O>;
   /**
    * What the model reads; defaults to the registry's `renderResult`. A string is one text block; a list of
@@ -154,11 +164,26 @@ export interface RenderedResult {
   structured?: Record<string, unknown>;
 }
 
+/**
+ * A named group of a registry's tools that a connection chooses (hosted: `?toolsets=` or `X-MCP-Toolsets`).
+ * In a registry that declares toolsets, every tool belongs to exactly one (checked when compiled).
+ */
+export interface ToolsetInfo {
+  name: string;
+  /** One line for the README and for the error that lists the valid names. */
+  description: string;
+  /** Enabled when a connection names no toolsets. */
+  default: boolean;
+  tools: readonly string[];
+}
+
 export interface Registry<Ctx extends BaseContext = BaseContext> {
   /** Toolset name (`reqlix`, `knowledge`, `ixchel`, `hosted`). */
   name: string;
   // biome-ignore lint/suspicious/noExplicitAny: heterogeneous tool list; each tool is typed where defined
   tools: ToolDef<Ctx, any, any>[];
+  /** The registry's tools in named groups a connection can choose (absent: no choice, all are served). */
+  toolsets?: ToolsetInfo[];
   resources?: ResourceDef<Ctx>[];
   prompts?: PromptDef<Ctx>[];
   /** Server `instructions` contributed by this toolset. */
@@ -174,4 +199,20 @@ export function defineTool<Ctx extends BaseContext, I extends AnyZodObject, O>(
   def: ToolDef<Ctx, I, O>,
 ): ToolDef<Ctx, I, O> {
   return def;
+}
+
+/** A toolset as defined: its tools themselves, flattened by `groupTools` into a registry's two fields. */
+export interface ToolsetGroup<Ctx extends BaseContext> extends Omit<ToolsetInfo, "tools"> {
+  // biome-ignore lint/suspicious/noExplicitAny: heterogeneous tool list; each tool is typed where defined
+  tools: ToolDef<Ctx, any, any>[];
+}
+
+/** Groups → the registry's `tools` (in group order) and `toolsets` (names only): one definition of both. */
+export function groupTools<Ctx extends BaseContext>(
+  groups: ToolsetGroup<Ctx>[],
+): Pick<Registry<Ctx>, "tools" | "toolsets"> {
+  return {
+    tools: groups.flatMap((g) => g.tools),
+    toolsets: groups.map((g) => ({ ...g, tools: g.tools.map((t) => t.name) })),
+  };
 }

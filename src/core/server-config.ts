@@ -78,6 +78,8 @@ const schema = z.object({
   REQLIX_RATE_LIMIT: z.string().optional(),
   REQLIX_ADMIN_RATE_LIMIT: z.string().optional(),
   REQLIX_TRUSTED_PROXIES: trustedProxies,
+  /** Toolsets of an MCP connection that names none (checked against the registry when the app is built). */
+  REQLIX_DEFAULT_TOOLSETS: z.string().optional(),
   REQLIX_LOG_LEVEL: z
     .enum(["debug", "info", "warn", "error"], { error: "must be debug, info, warn or error" })
     .default("info"),

@@ -40,6 +40,7 @@ export function hostedTool<I extends AnyZodObject, O>(
   const input = (recordsHistory ? def.input.extend(changeFields()) : def.input) as I;
   return defineTool<HostedContext, I, O>({
     ...rest,
+    role: needed,
     input,
     handler(raw: z.output<I>, ctx: HostedContext) {
       requireRole(ctx, needed, `${def.name}`);

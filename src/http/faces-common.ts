@@ -4,12 +4,14 @@
  * logging) built from the authenticated caller.
  */
 import type { Context } from "hono";
+import { DomainError } from "../core/errors.js";
 import type { Registry } from "../core/registry.js";
 import type { Database } from "../db/client.js";
 import type { HostedContext } from "../hosted/context.js";
 import { hostedRegistry } from "../hosted/registry.js";
 import { type CompiledRegistry, compileRegistries } from "../protocol/compile.js";
 import type { Operation, OperationObserver } from "../protocol/operations.js";
+import { parseToolsets, type ToolScope } from "../protocol/tool-selection.js";
 import { type AuditSink, auditRow, createAuditSink } from "./audit.js";
 import type { AppEnv, Logger, RateLimiter } from "./context.js";
 import type { TokenCache } from "./token-cache.js";
@@ -34,6 +36,11 @@ export interface FacesDeps {
   jsonSchemaValidator?: import("@modelcontextprotocol/sdk/validation").jsonSchemaValidator;
   /** Node's token cache (AppDeps.tokenCache), emptied when a tool changes credentials. */
   tokenCache?: TokenCache;
+  /**
+   * The toolsets of a connection that names none (`REQLIX_DEFAULT_TOOLSETS`; names, `default`, `all`);
+   * absent: the registry's default ones. An unknown name fails when the app is built.
+   */
+  defaultToolsets?: string;
 }
 
 const compiledCache = new WeakMap<object, CompiledRegistry<HostedContext>>();
@@ -133,4 +140,60 @@ export function auditFor(deps: FacesDeps): AuditSink {
     auditCache.set(deps.database, sink);
   }
   return sink;
+}
+
+/**
+ * The connection's tool scope (protocol/tool-selection.ts) from its request: toolsets from `?toolsets=` or
+ * `X-MCP-Toolsets` (both may be given only when they agree), read-only from the `/readonly` path or
+ * `X-MCP-Readonly`, and the caller's role. Throws a DomainError (invalid_input) naming what to fix.
+ */
+export function toolScopeOf(
+  c: Context<AppEnv>,
+  compiled: CompiledRegistry<HostedContext>,
+  defaults: readonly string[],
+  readOnlyPath: boolean,
+): ToolScope {
+  const query = c.req.query("toolsets");
+  const header = c.req.header("x-mcp-toolsets");
+  const fromQuery = query === undefined ? undefined : parseToolsets(compiled.toolsets, query);
+  const fromHeader = header === undefined ? undefined : parseToolsets(compiled.toolsets, header);
+  if (fromQuery && fromHeader && fromQuery.join(",") !== fromHeader.join(",")) {
+    throw DomainError.invalid(
+      `The toolsets are given twice and differ: ?toolsets=${query} and X-MCP-Toolsets: ${header}. Give them once.`,
+      [{ field: "toolsets", message: "the query parameter and the header differ" }],
+    );
+  }
+  return {
+    toolsets: fromQuery ?? fromHeader ?? defaults,
+    readOnly: readOnlyPath || readOnlyHeader(c.req.header("x-mcp-readonly")),
+    role: c.get("auth").role,
+  };
+}
+
+/** The toolsets of a connection that names none; throws at app build for an unknown name. */
+export function defaultToolsetsFor(deps: FacesDeps, compiled: CompiledRegistry<HostedContext>): string[] {
+  try {
+    return parseToolsets(compiled.toolsets, deps.defaultToolsets);
+  } catch (error) {
+    throw new Error(`REQLIX_DEFAULT_TOOLSETS: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+/** A request whose scope cannot be read (unknown toolset, bad header): 400 with a JSON-RPC error, id null. */
+export function scopeRefused(c: Context<AppEnv>, error: unknown): Response {
+  if (!(error instanceof DomainError)) throw error;
+  const data = error.details.errors ? { errors: error.details.errors } : undefined;
+  return c.json(
+    { jsonrpc: "2.0", id: null, error: { code: -32602, message: error.message, ...(data ? { data } : {}) } },
+    400,
+  );
+}
+
+function readOnlyHeader(value: string | undefined): boolean {
+  const v = value?.trim().toLowerCase();
+  if (v === undefined || v === "" || v === "false" || v === "0") return false;
+  if (v === "true" || v === "1") return true;
+  throw DomainError.invalid(`X-MCP-Readonly must be true or false, not "${value}".`, [
+    { field: "X-MCP-Readonly", message: "expected true or false" },
+  ]);
 }

@@ -3,23 +3,41 @@
  * Auth, Origin/Host checks and the body limit run before this route (app.ts); this route adds the rate
  * limit and hands the body to the pure dispatcher in protocol/jsonrpc.ts.
  */
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
 import { dispatchJsonRpc } from "../protocol/jsonrpc.js";
+import type { ToolScope } from "../protocol/tool-selection.js";
 import type { AppEnv } from "./context.js";
-import { auditFor, compiledFor, type FacesDeps, requestScope } from "./faces-common.js";
+import {
+  auditFor,
+  compiledFor,
+  defaultToolsetsFor,
+  type FacesDeps,
+  requestScope,
+  scopeRefused,
+  toolScopeOf,
+} from "./faces-common.js";
 import { rateLimit } from "./rate-limit.js";
 
 export function jsonRpcRoute(deps: FacesDeps): Hono<AppEnv> {
   const compiled = compiledFor(deps);
   const audit = auditFor(deps);
+  const defaults = defaultToolsetsFor(deps, compiled);
   const serverInfo = { name: "reqlix", version: deps.version ?? "0.0.0" };
   const route = new Hono<AppEnv>();
   if (deps.rateLimiter) route.use("*", rateLimit({ limiter: deps.rateLimiter, logger: deps.logger }));
 
-  route.post("/", async (c) => {
+  // `/readonly`: the same face with no write tool listed or callable (protocol/tool-selection.ts).
+  const answer = (readOnlyPath: boolean) => async (c: Context<AppEnv>) => {
+    let tools: ToolScope;
+    try {
+      tools = toolScopeOf(c, compiled, defaults, readOnlyPath);
+    } catch (error) {
+      return scopeRefused(c, error);
+    }
     const scope = requestScope(c, deps, audit, "jsonrpc");
     const reply = await dispatchJsonRpc(await c.req.text(), {
       compiled,
+      scope: tools,
       serverInfo,
       context: scope.context,
       correlationId: scope.requestId,
@@ -29,19 +47,23 @@ export function jsonRpcRoute(deps: FacesDeps): Hono<AppEnv> {
     });
     if (reply.body === null) return c.body(null, 202);
     return c.json(reply.body, reply.status as 200, reply.headers);
-  });
+  };
+  route.post("/", answer(false));
+  route.post("/readonly", answer(true));
 
   // jsonrpc-api 1.1: the endpoint is POST only.
-  route.all("/", (c) =>
-    c.json(
-      {
-        jsonrpc: "2.0",
-        id: null,
-        error: { code: -32600, message: "Invalid Request: use POST with a JSON-RPC 2.0 body" },
-      },
-      405,
-      { Allow: "POST" },
-    ),
-  );
+  for (const path of ["/", "/readonly"]) {
+    route.all(path, (c) =>
+      c.json(
+        {
+          jsonrpc: "2.0",
+          id: null,
+          error: { code: -32600, message: "Invalid Request: use POST with a JSON-RPC 2.0 body" },
+        },
+        405,
+        { Allow: "POST" },
+      ),
+    );
+  }
   return route;
 }

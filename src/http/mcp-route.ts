@@ -12,12 +12,21 @@
 
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
 import type { HostedContext } from "../hosted/context.js";
 import type { CompiledRegistry } from "../protocol/compile.js";
 import { createMcpServer } from "../protocol/mcp-server.js";
+import type { ToolScope } from "../protocol/tool-selection.js";
 import type { AppEnv } from "./context.js";
-import { auditFor, compiledFor, type FacesDeps, requestScope } from "./faces-common.js";
+import {
+  auditFor,
+  compiledFor,
+  defaultToolsetsFor,
+  type FacesDeps,
+  requestScope,
+  scopeRefused,
+  toolScopeOf,
+} from "./faces-common.js";
 import { rateLimit } from "./rate-limit.js";
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -60,18 +69,27 @@ function methodNotAllowed(): Response {
 export function mcpRoute(deps: FacesDeps): Hono<AppEnv> {
   const compiled = compiledFor(deps);
   const audit = auditFor(deps);
+  const defaults = defaultToolsetsFor(deps, compiled);
   const version = deps.version ?? "0.0.0";
   // One validator for every per-request server (a new ajv per request would cost more than the request).
   const jsonSchemaValidator = deps.jsonSchemaValidator ?? new AjvJsonSchemaValidator();
   const route = new Hono<AppEnv>();
   if (deps.rateLimiter) route.use("*", rateLimit({ limiter: deps.rateLimiter, logger: deps.logger }));
 
-  route.post("/", async (c) => {
+  // `/readonly`: the same face with no write tool listed or callable (protocol/tool-selection.ts).
+  const answer = (readOnlyPath: boolean) => async (c: Context<AppEnv>) => {
+    let tools: ToolScope;
+    try {
+      tools = toolScopeOf(c, compiled, defaults, readOnlyPath);
+    } catch (error) {
+      return scopeRefused(c, error);
+    }
     const scope = requestScope(c, deps, audit, "mcp");
     const server = createMcpServer<HostedContext>({
       name: "reqlix",
       version,
       compiled,
+      scope: tools,
       context: scope.context,
       observe: scope.observe,
       onInternalError(error, where) {
@@ -115,9 +133,13 @@ export function mcpRoute(deps: FacesDeps): Hono<AppEnv> {
     // after its last response; server.close() would only build a ConnectionClosed error (with a stack)
     // for requests that no longer exist. Both objects are garbage once the response is sent.
     return transport.handleRequest(request, parsedOk ? { parsedBody: parsed } : undefined);
-  });
+  };
+  route.post("/", answer(false));
+  route.post("/readonly", answer(true));
 
-  route.get("/", methodNotAllowed);
-  route.delete("/", methodNotAllowed);
+  for (const path of ["/", "/readonly"]) {
+    route.get(path, methodNotAllowed);
+    route.delete(path, methodNotAllowed);
+  }
   return route;
 }

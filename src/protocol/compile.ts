@@ -12,6 +12,7 @@ import type {
   RenderedResult,
   ResourceDef,
   ToolDef,
+  ToolsetInfo,
 } from "../core/registry.js";
 import { unstorableText } from "../core/text.js";
 import { unknownArguments } from "./argument-errors.js";
@@ -30,11 +31,15 @@ export interface CompiledTool<Ctx extends BaseContext> {
   def: ToolDef<Ctx, any, any>;
   registry: Registry<Ctx>;
   listed: ListedTool;
+  /** The toolset it belongs to, when its registry declares toolsets. */
+  toolset?: string;
 }
 
 export interface CompiledRegistry<Ctx extends BaseContext> {
   tools: Map<string, CompiledTool<Ctx>>;
   toolList: ListedTool[];
+  /** The toolsets a connection may choose from (hosted); empty when no registry declares any. */
+  toolsets: ToolsetInfo[];
   resources: ResourceDef<Ctx>[];
   prompts: Map<string, PromptDef<Ctx>>;
   instructions: string | undefined;
@@ -45,7 +50,7 @@ export interface CompiledRegistry<Ctx extends BaseContext> {
 function jsonSchema(schema: z.ZodType, io: "input" | "output"): Record<string, unknown> {
   const out = z.toJSONSchema(schema, { io, unrepresentable: "any" }) as Record<string, unknown>;
   delete out.$schema; // MCP's default dialect is JSON Schema 2020-12, which is what zod emits
-  return out;
+  return leanSchema(out, io) as Record<string, unknown>;
 }
 
 export function compileRegistries<Ctx extends BaseContext>(
@@ -55,6 +60,7 @@ export function compileRegistries<Ctx extends BaseContext>(
   const prompts = new Map<string, PromptDef<Ctx>>();
   const resources: ResourceDef<Ctx>[] = [];
   const instructions: string[] = [];
+  const toolsets: ToolsetInfo[] = [];
   for (const registry of registries) {
     for (const def of registry.tools) {
       if (tools.has(def.name)) throw new Error(`Tool ${def.name} is defined twice`);
@@ -63,11 +69,14 @@ export function compileRegistries<Ctx extends BaseContext>(
         title: def.title,
         description: def.description,
         inputSchema: jsonSchema(def.input, "input"),
-        annotations: { title: def.title, ...def.annotations },
+        annotations: listedAnnotations(def),
       };
       if (def.output) listed.outputSchema = jsonSchema(def.output, "output");
-      tools.set(def.name, { def, registry, listed });
+      const toolset = registry.toolsets?.find((set) => set.tools.includes(def.name))?.name;
+      tools.set(def.name, { def, registry, listed, ...(toolset ? { toolset } : {}) });
     }
+    checkToolsets(registry, toolsets);
+    toolsets.push(...(registry.toolsets ?? []));
     for (const p of registry.prompts ?? []) {
       if (prompts.has(p.name)) throw new Error(`Prompt ${p.name} is defined twice`);
       prompts.set(p.name, p);
@@ -78,12 +87,96 @@ export function compileRegistries<Ctx extends BaseContext>(
   return {
     tools,
     toolList: [...tools.values()].map((t) => t.listed),
+    toolsets,
     resources,
     prompts,
     instructions: instructions.length > 0 ? instructions.join("\n\n") : undefined,
     completions:
       resources.some((r) => r.complete !== undefined) || [...prompts.values()].some((p) => p.complete),
   };
+}
+
+/** Every tool of a registry with toolsets is in exactly one of them, and every name is unique. */
+function checkToolsets<Ctx extends BaseContext>(registry: Registry<Ctx>, seen: ToolsetInfo[]): void {
+  if (!registry.toolsets) return;
+  const names = new Set(seen.map((s) => s.name));
+  for (const set of registry.toolsets) {
+    if (names.has(set.name)) throw new Error(`Toolset ${set.name} is defined twice`);
+    names.add(set.name);
+  }
+  for (const def of registry.tools) {
+    const owners = registry.toolsets.filter((s) => s.tools.includes(def.name)).map((s) => s.name);
+    if (owners.length !== 1)
+      throw new Error(
+        `Tool ${def.name} must be in exactly one toolset of ${registry.name}, is in ${owners.length}`,
+      );
+  }
+  for (const set of registry.toolsets) {
+    const stray = set.tools.filter((name) => !registry.tools.some((t) => t.name === name));
+    if (stray.length > 0) throw new Error(`Toolset ${set.name} names unknown tools: ${stray.join(", ")}`);
+  }
+}
+
+/**
+ * The annotations as listed: `title` is the tool's own (MCP lists it at the top level since 2025-06-18),
+ * and a read tool's destructive and idempotent hints are left out, as MCP defines them only for writes.
+ */
+function listedAnnotations<Ctx extends BaseContext>(def: ToolDef<Ctx>): Record<string, unknown> {
+  const { destructiveHint, idempotentHint, ...rest } = def.annotations;
+  if (def.annotations.readOnlyHint === true) return rest;
+  return {
+    ...rest,
+    ...(destructiveHint === undefined ? {} : { destructiveHint }),
+    ...(idempotentHint === undefined ? {} : { idempotentHint }),
+  };
+}
+
+/**
+ * zod's JSON schema less what says nothing (every tools/list pays for it, bench/tools-list-tokens.ts):
+ * the safe-integer bounds of `.int()`, `propertyNames: {type: string}` (JSON keys are strings), an empty
+ * `additionalProperties`; in output schemas also `additionalProperties: false` (the server's own answer
+ * is what it is; a client only needs the fields named) and a field's description when the same field
+ * already carried it earlier in the same schema (an entity's `revision`, `updated_at` in every item).
+ */
+function leanSchema(schema: unknown, io: "input" | "output"): unknown {
+  const described = new Set<string>();
+  const walk = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(walk);
+    if (typeof node !== "object" || node === null) return node;
+    const out: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(node)) {
+      if (key === "minimum" && value === Number.MIN_SAFE_INTEGER) continue;
+      if (key === "maximum" && value === Number.MAX_SAFE_INTEGER) continue;
+      if (key === "propertyNames" && isStringType(value)) continue;
+      if (key === "additionalProperties" && isEmptyObject(value)) continue;
+      if (key === "additionalProperties" && value === false && io === "output") continue;
+      out[key] = key === "properties" && isPlainObject(value) ? properties(value) : walk(value);
+    }
+    return out;
+  };
+  const properties = (props: Record<string, unknown>) =>
+    Object.fromEntries(
+      Object.entries(props).map(([name, field]) => {
+        if (io === "output" && isPlainObject(field) && typeof field.description === "string") {
+          const key = `${name}\u0000${field.description}`;
+          if (described.has(key)) {
+            const { description: _said, ...rest } = field;
+            return [name, walk(rest)];
+          }
+          described.add(key);
+        }
+        return [name, walk(field)];
+      }),
+    );
+  return walk(schema);
+}
+
+function isEmptyObject(value: unknown): boolean {
+  return isPlainObject(value) && Object.keys(value).length === 0;
+}
+
+function isStringType(value: unknown): boolean {
+  return isPlainObject(value) && Object.keys(value).length === 1 && value.type === "string";
 }
 
 /** zod issues → the per-field list every face reports (`data.errors`, or the text the model reads). */

@@ -25,6 +25,7 @@ import {
   referenceOf,
   runOperation,
 } from "./operations.js";
+import { selectionFor, type ToolScope } from "./tool-selection.js";
 
 export type JsonRpcId = string | number;
 
@@ -73,6 +74,8 @@ export function errorReply(
 export interface JsonRpcOptions<Ctx extends BaseContext> {
   compiled: CompiledRegistry<Ctx>;
   serverInfo: { name: string; version: string };
+  /** The connection's toolsets, read-only mode and role (tool-selection.ts); absent: every tool. */
+  scope?: ToolScope;
   /** Builds the handler context (the caller, the database) for this request; `op`: see McpServerConfig. */
   context(base: BaseContext, op?: Operation): Ctx;
   /** The request id: returned as `data.correlation_id` on internal errors so a log line can be found. */
@@ -243,12 +246,13 @@ const methods: Record<string, Method<BaseContext>> = {
 
   ping: () => ({}),
 
-  "tools/list": ({ options }) => ({ tools: options.compiled.toolList }),
+  "tools/list": ({ options }) => ({ tools: selectionFor(options.compiled, options.scope).tools }),
 
   async "tools/call"({ params, options, makeContext }) {
     const name = requireString(params, "name", "the name of the tool to call (see tools/list)");
     const args = optionalObject(params, "arguments") ?? {};
     const tool = options.compiled.tools.get(name);
+    const selection = selectionFor(options.compiled, options.scope);
     if (!tool) {
       observeUnknown(options.observe, "tools/call", name, "unknown_tool");
       throw new RpcFailure(
@@ -257,11 +261,13 @@ const methods: Record<string, Method<BaseContext>> = {
         `Unknown tool "${name}". Call tools/list for the tools.`,
         {
           name,
-          available: [...options.compiled.tools.keys()],
+          available: selection.tools.map((t) => t.name),
         },
       );
     }
     const outcome = await runOperation(options.observe, "tools/call", name, args, async (op) => {
+      const refused = selection.refusal(tool);
+      if (refused) throw refused;
       const output = await tool.def.handler(parseToolInput(tool, args), makeContext(op));
       // The entity itself goes to the observer (its reference_id is the audit target), not to the client.
       return Object.assign(renderSuccess(tool, output), { reference_id: referenceOf(args, output) });

@@ -39,6 +39,7 @@ import {
   referenceOf,
   runOperation,
 } from "./operations.js";
+import { selectionFor, type ToolScope } from "./tool-selection.js";
 
 type ServerOptions = ConstructorParameters<typeof Server>[1];
 
@@ -55,6 +56,8 @@ export interface McpServerConfig<Ctx extends BaseContext> {
   onInternalError?(error: unknown, where: string): string | undefined;
   /** Told once about every tools/call, resources/read and prompts/get, whatever the outcome (audit). */
   observe?: OperationObserver;
+  /** The connection's toolsets, read-only mode and role (tool-selection.ts); absent: every tool. */
+  scope?: ToolScope;
   /** Extra server options (e.g. a Workers-safe `jsonSchemaValidator`). */
   serverOptions?: Partial<NonNullable<ServerOptions>>;
 }
@@ -216,13 +219,14 @@ export function createMcpServer<Ctx extends BaseContext>(config: McpServerConfig
   const context = (extra: unknown, op?: Operation): Ctx =>
     config.context(baseContext(extra as Extra, threshold), op);
 
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: compiled.toolList }) as never);
+  const selection = selectionFor(compiled, config.scope);
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: selection.tools }) as never);
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const tool = compiled.tools.get(request.params.name);
     if (!tool) {
       observeUnknown(config.observe, "tools/call", request.params.name, "unknown_tool");
-      const names = [...compiled.tools.keys()].join(", ");
+      const names = selection.tools.map((t) => t.name).join(", ");
       return {
         isError: true,
         content: [
@@ -232,6 +236,8 @@ export function createMcpServer<Ctx extends BaseContext>(config: McpServerConfig
     }
     const args = request.params.arguments;
     const outcome = await runOperation(config.observe, "tools/call", tool.def.name, args, async (op) => {
+      const refused = selection.refusal(tool);
+      if (refused) throw refused;
       const input = parseToolInput(tool, args);
       const ctx = context(extra, op);
       const output = await tool.def.handler(input, ctx);

@@ -47,7 +47,9 @@ export async function createTestApp(overrides: Partial<CreateAppDeps> = {}): Pro
   if (!boot.created) throw new Error("fresh database was not bootstrapped");
   const logs: string[] = [];
   const logger = createJsonLogger({ write: (line) => logs.push(line), level: "debug" });
-  const app = createApp({ database, logger, version: "0.0.0-test", ...overrides });
+  // Every toolset by default: the suites exercise every tool; the default toolsets have their own tests
+  // (test/http/faces/toolsets.test.ts pass `defaultToolsets: "default"`).
+  const app = createApp({ database, logger, version: "0.0.0-test", defaultToolsets: "all", ...overrides });
   const cli = { actor: { kind: "cli" as const }, now: new Date() };
   const defaultWs = await database.read((db) => findWorkspaceBySlug(db, "default"));
   if (!defaultWs) throw new Error("bootstrap created no default workspace");

@@ -14,7 +14,7 @@ describe("README tool tables", () => {
   it("match the hosted registry (run `npm run docs:tools` when this fails)", () => {
     const current = readFileSync(README, "utf8");
     expect(current).toContain(BEGIN);
-    expect(current).toContain("| `get_user_story_requirements` | read |");
+    expect(current).toContain("| `get_user_story_requirements` | backlog | read |");
     expect(current, "README.md is stale: run `npm run docs:tools`").toBe(expectedReadme(current));
   });
 

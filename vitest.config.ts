@@ -8,6 +8,9 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: "forks",
+    // Servers the suites spawn (src/node.ts inherits this) serve every toolset: the suites exercise every
+    // tool. The default toolsets have their own tests (test/http/faces/toolsets.test.ts sets them).
+    env: { REQLIX_DEFAULT_TOOLSETS: "all" },
     reporters: ["default", new SummaryLineReporter()],
   },
 });

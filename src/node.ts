@@ -12,12 +12,14 @@ import { bootstrap } from "./db/bootstrap.js";
 import { type Database, normalizeDbUrl, openDatabase } from "./db/client.js";
 import { describeDatabaseError } from "./db/database-errors.js";
 import { migrateDatabase } from "./db/migrate.js";
+import { hostedRegistry } from "./hosted/registry.js";
 import { createAuditSink } from "./http/audit.js";
 import { createJsonLogger } from "./http/logger.js";
 import { createNodeServer, ListenError } from "./http/node-server.js";
 import { parseAdminRateLimit, parseRateLimit } from "./http/rate-limit.js";
 import { MemoryRateLimiter } from "./http/rate-limit-memory.js";
 import { TokenCache } from "./http/token-cache.js";
+import { parseToolsets } from "./protocol/tool-selection.js";
 import { nodeAssets } from "./web/node-assets.js";
 
 /** Set by the bundle (scripts/build-server.mjs); under tsx the version is read from package.json. */
@@ -27,6 +29,15 @@ declare const __REQLIX_VERSION__: string | undefined;
 const SHUTDOWN_GRACE_MS = 10_000;
 /** Connections still open this long after the signal (a trickling upload) are closed, then we flush. */
 const DRAIN_CUT_OFF_MS = 5_000;
+
+/** REQLIX_DEFAULT_TOOLSETS names toolsets of the hosted registry (the same check createApp makes, earlier). */
+function checkDefaultToolsets(value: string | undefined): void {
+  try {
+    parseToolsets(hostedRegistry.toolsets ?? [], value);
+  } catch (err) {
+    throw new Error(`REQLIX_DEFAULT_TOOLSETS: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
 
 function fail(message: string, code = 1): never {
   process.stderr.write(`reqlix: ${message}\n`);
@@ -43,6 +54,7 @@ async function main(): Promise<void> {
     rateLimit = parseRateLimit(config.REQLIX_RATE_LIMIT);
     adminRateLimit = parseAdminRateLimit(config.REQLIX_ADMIN_RATE_LIMIT);
     normalizeDbUrl(config.REQLIX_DB_URL);
+    checkDefaultToolsets(config.REQLIX_DEFAULT_TOOLSETS);
   } catch (err) {
     fail(err instanceof Error ? err.message : String(err), 2);
   }

@@ -5,11 +5,11 @@ import { actor, CREATE, hostedTool, requireChanges, UPDATE } from "./access.js";
 import {
   clearableExternalId,
   criterionId,
-  criterionOutput,
   expectedUpdatedAt,
   externalId,
   title,
   userStoryId,
+  writtenOutput,
 } from "./schemas.js";
 
 const criterionText = () =>
@@ -24,14 +24,14 @@ export const createAcceptanceCriteriaTool = hostedTool({
   name: "create_acceptance_criteria",
   title: "Create acceptance criterion",
   description:
-    "Add one acceptance criterion to a user story: a condition a tester can check ('Given a saved cart, when the shopper signs in on another device, then the cart shows the same items'). Call once per criterion. Returns the criterion with its reference_id (AC-001…) and a title taken from its first line.",
+    "Add one acceptance criterion to a user story: a condition a tester can check ('Given a saved cart, when the shopper signs in elsewhere, then the cart shows the same items'). Call once per criterion. Returns it with its reference_id (AC-001…).",
   input: z.object({
     user_story_id: userStoryId(),
     description: criterionText(),
     title: title().optional().describe("Short title; default: the first line of the description."),
     external_id: externalId().optional(),
   }),
-  output: criterionOutput,
+  output: writtenOutput("acceptance criterion", "get_user_story (in acceptance_criteria)"),
   annotations: CREATE,
   recordsHistory: true,
   handler: (input, ctx) =>
@@ -42,7 +42,7 @@ export const updateAcceptanceCriteriaTool = hostedTool({
   name: "update_acceptance_criteria",
   title: "Update acceptance criterion",
   description:
-    "Rewrite an acceptance criterion's text (and optionally its title). Pass expected_updated_at to refuse the update if it changed since you read it. Returns the whole updated criterion.",
+    "Rewrite an acceptance criterion's text (and optionally its title). Returns the updated criterion.",
   input: z.object({
     acceptance_criteria_id: criterionId(),
     description: criterionText().optional(),
@@ -50,7 +50,7 @@ export const updateAcceptanceCriteriaTool = hostedTool({
     external_id: clearableExternalId().optional(),
     expected_updated_at: expectedUpdatedAt().optional(),
   }),
-  output: criterionOutput,
+  output: writtenOutput("acceptance criterion", "get_user_story (in acceptance_criteria)"),
   annotations: UPDATE,
   recordsHistory: true,
   handler: ({ acceptance_criteria_id, ...patch }, ctx) => {

@@ -8,14 +8,14 @@ export const changeFields = () => ({
     .min(1, "must not be empty; omit change_note instead")
     .max(2_000)
     .optional()
-    .describe("Why this change is made, in a sentence; kept in the entity's history (get_history)."),
+    .describe("Why, in a sentence; kept in the history."),
   source: z
     .string()
     .trim()
     .min(1, "must not be empty; omit source instead")
     .max(500)
     .optional()
-    .describe("Where the change came from: a URL, a meeting, a ticket id. Kept in the entity's history."),
+    .describe("Where the change came from (URL, meeting, ticket); kept in the history."),
 });
 
 export interface ChangeFields {

@@ -9,13 +9,13 @@ import type { Executor } from "../db/database.js";
 import type { EpicTree } from "../db/hierarchy.repo.js";
 import { latestSnapshots, requirementTallies, type SnapshotInfo } from "../db/trace-coverage.repo.js";
 import type { HostedContext } from "./context.js";
-import { requirementOutput, storyTreeOutput } from "./schemas.js";
+import { requirementItemOutput, storyTreeOutput } from "./schemas.js";
 
 export const coverageOutput = () =>
   z
     .enum(COVERAGE_STATUSES)
     .describe(
-      "Trace coverage from the latest pushed scan of each repository: covered (cited by code and by a test), impl_only, test_only, uncovered. Details: get_requirement_traces.",
+      "From the latest pushed scans: covered = cited by code and by a test; impl_only, test_only, uncovered.",
     );
 
 /** Coverage status of each of `referenceIds` (normalized requirement ids); absent ones are uncovered. */
@@ -35,10 +35,22 @@ export async function coverageOf(
   return out;
 }
 
-/** A user story of epic_hierarchy: each requirement also shows its coverage. */
-export const storyTreeWithCoverageOutput = storyTreeOutput.extend({
-  requirements: z.array(requirementOutput.extend({ coverage: coverageOutput() })),
-});
+/**
+ * A user story of epic_hierarchy as advertised: get_user_story's answer (listed there in full), each
+ * requirement also with its coverage.
+ */
+export const storyTreeWithCoverageOutput = storyTreeOutput
+  .pick({ reference_id: true, title: true, description: true, status: true, priority: true })
+  .extend({
+    requirements: z.array(requirementItemOutput.extend({ coverage: coverageOutput() })),
+    acceptance_criteria: z.array(
+      storyTreeOutput.shape.acceptance_criteria.element
+        .pick({ reference_id: true, title: true, description: true })
+        .loose(),
+    ),
+  })
+  .loose()
+  .describe("Each story with every field get_user_story shows; requirements also with coverage.");
 
 export async function hierarchyWithCoverage<T extends EpicTree>(ex: Executor, workspaceId: number, tree: T) {
   const ids = tree.user_stories.flatMap((s) => s.requirements.map((r) => r.reference_id));

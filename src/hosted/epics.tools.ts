@@ -14,6 +14,7 @@ import {
   newWorkItemFields,
   pageOutput,
   workItemChangeFields,
+  writtenOutput,
 } from "./schemas.js";
 
 export const createEpicTool = hostedTool({
@@ -22,7 +23,7 @@ export const createEpicTool = hostedTool({
   description:
     "Create an epic: a large body of work that groups user stories (e.g. 'Checkout'). Use it when the user describes a new feature area that no existing epic covers (check with search_global or list_epics first; a duplicate title is refused). Returns the whole epic with its new reference_id (EP-001…). Next: add stories with create_user_story.",
   input: z.object(newWorkItemFields()),
-  output: epicOutput,
+  output: writtenOutput("epic", "get_epic"),
   annotations: CREATE,
   recordsHistory: true,
   handler: (input, ctx) =>
@@ -38,7 +39,7 @@ export const updateEpicTool = hostedTool({
     epic_id: epicId(),
     ...workItemChangeFields(),
   }),
-  output: epicOutput,
+  output: writtenOutput("epic", "get_epic"),
   annotations: UPDATE,
   recordsHistory: true,
   handler: ({ epic_id, ...patch }, ctx) => {
@@ -73,7 +74,7 @@ export const epicHierarchyTool = hostedTool({
   name: "epic_hierarchy",
   title: "Epic hierarchy",
   description:
-    "Read an epic with everything under it: its user stories, and for each story its requirements (most important first, each with its trace coverage) and acceptance criteria. Use it to understand a feature area before planning or coding; cite the reference ids you rely on. A large epic comes in pages (limit counts stories, requirements and criteria): when next_cursor is present, call again with it as cursor; a story cut by a page boundary appears again at the top of the next page with the rest of its items.",
+    "Read an epic with everything under it: its user stories, each with its requirements (most important first, with trace coverage) and acceptance criteria. Use it to understand a feature area before planning or coding; cite the ids you rely on. A large epic comes in pages (limit counts stories, requirements and criteria): call again with next_cursor as cursor; a story cut by a page boundary continues at the top of the next page.",
   input: z.object({ epic_id: epicId(), limit: pageLimit(), cursor: cursor().optional() }),
   output: epicOutput.extend({
     user_stories: z.array(storyTreeWithCoverageOutput),

@@ -7,7 +7,7 @@ export const workspaceOverviewTool = hostedTool({
   name: "workspace_overview",
   title: "Workspace overview",
   description:
-    "The workspace at a glance: how many epics, user stories and requirements there are in each status, and the latest changes to any of them (who, when, which revision, why). Use it to orient yourself in an unfamiliar workspace; then list_epics or epic_hierarchy for the tree, trace_summary for coverage.",
+    "The workspace at a glance: epics, user stories and requirements counted per status, and the latest changes (who, when, which revision, why). Use it to orient yourself; then epic_hierarchy for the tree.",
   input: z.object({
     recent: z
       .number()

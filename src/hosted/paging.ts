@@ -24,9 +24,7 @@ export const pageLimit = () =>
     .min(1)
     .max(MAX_PAGE_ITEMS)
     .default(DEFAULT_PAGE_ITEMS)
-    .describe(
-      `Most items on one page (1–${MAX_PAGE_ITEMS}, default ${DEFAULT_PAGE_ITEMS}, so a normal story comes whole). A page also ends early near 1 MiB; next_cursor then continues it.`,
-    );
+    .describe("Most items on a page (a normal story comes whole); a page also ends near 1 MiB.");
 
 const ASCII = /^[^\u0080-\uffff]*$/;
 

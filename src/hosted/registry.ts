@@ -62,7 +62,7 @@ const toolsets: ToolsetGroup<HostedContext>[] = [
     name: "requirements",
     default: true,
     description:
-      "Find, read and write requirements and acceptance criteria: search, overview, epic and story reads, create and update, relationships",
+      "Find, read and write requirements and acceptance criteria: search, overview, epic and story trees, create and update, links",
     tools: [
       searchRequirementsTool,
       searchGlobalTool,
@@ -70,19 +70,17 @@ const toolsets: ToolsetGroup<HostedContext>[] = [
       epicHierarchyTool,
       getUserStoryTool,
       getRequirementTool,
-      listRequirementsTool,
       createRequirementTool,
       updateRequirementTool,
       ...acceptanceCriteriaTools,
       createRelationshipTool,
-      listRequirementTypesTool,
     ],
   },
   {
     name: "backlog",
     default: false,
     description:
-      "Epics and user stories (list, read, create, update), the spec's story report, deletes of every entity and relationship, relationship types",
+      "Epics and user stories (list, read, create, update), requirement lists, the spec's story report, deletes of every entity and relationship, requirement and relationship types",
     tools: [
       listEpicsTool,
       getEpicTool,
@@ -91,7 +89,9 @@ const toolsets: ToolsetGroup<HostedContext>[] = [
       listUserStoriesTool,
       createUserStoryTool,
       updateUserStoryTool,
+      listRequirementsTool,
       getUserStoryRequirementsTool,
+      listRequirementTypesTool,
       listRelationshipTypesTool,
       deleteRelationshipTool,
       ...deleteTools,

@@ -2,7 +2,7 @@
 import * as z from "zod";
 import { createRelationship, deleteRelationship } from "../db/relationships.repo.js";
 import { actor, CREATE, DELETE, hostedTool } from "./access.js";
-import { relationshipOutput, requirementId } from "./schemas.js";
+import { requirementId, writtenRelationshipOutput } from "./schemas.js";
 
 export const relationshipKey = z.object({
   source_requirement_id: requirementId(),
@@ -21,9 +21,9 @@ export const createRelationshipTool = hostedTool({
   name: "create_relationship",
   title: "Create relationship",
   description:
-    "Link two requirements: source --relationship_type--> target (e.g. REQ-012 depends_on REQ-004). Use it when one requirement constrains, blocks, refines or contradicts another, so impact can be traced. A link that already exists is refused as a conflict. Returns the relationship.",
+    "Link two requirements: source --relationship_type--> target (e.g. REQ-012 depends_on REQ-004), when one constrains, blocks, refines or contradicts the other, so impact can be traced. An existing link is refused as a conflict.",
   input: relationshipKey,
-  output: relationshipOutput,
+  output: writtenRelationshipOutput,
   annotations: CREATE,
   recordsHistory: true,
   handler: (input, ctx) =>
@@ -36,7 +36,7 @@ export const deleteRelationshipTool = hostedTool({
   description:
     "Remove the link source --relationship_type--> target between two requirements (the requirements themselves stay). Returns the relationship that was removed; not found if there was no such link.",
   input: relationshipKey,
-  output: relationshipOutput,
+  output: writtenRelationshipOutput,
   annotations: DELETE,
   recordsHistory: true,
   handler: (input, ctx) =>

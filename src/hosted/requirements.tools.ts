@@ -26,6 +26,7 @@ import {
   requirementStatus,
   title,
   userStoryId,
+  writtenOutput,
 } from "./schemas.js";
 
 const typeName = () =>
@@ -35,14 +36,14 @@ const typeName = () =>
     .min(1)
     .max(100)
     .describe(
-      "Requirement type name, any case (e.g. Functional, Non-Functional, Interface). The workspace's types: resource requirements://requirements-types or list_requirement_types.",
+      "Requirement type name, any case, e.g. Functional, Non-Functional; the workspace's types: list_requirement_types.",
     );
 
 export const createRequirementTool = hostedTool({
   name: "create_requirement",
   title: "Create requirement",
   description:
-    "Create a requirement under a user story: one verifiable statement of what the system must do or how well ('The API responds within 200 ms at p95'). Check first with search_requirements that it does not exist. Returns the whole requirement with its new reference_id (REQ-001…); cite that id in code, commits and tests. Next: link related requirements with create_relationship.",
+    "Create a requirement under a user story: one verifiable statement of what the system must do or how well ('The API responds within 200 ms at p95'). Check first with search_requirements that it does not exist. Returns it with its new reference_id (REQ-001…); cite that id in code, commits and tests.",
   input: z.object({
     user_story_id: userStoryId(),
     title: title(),
@@ -53,7 +54,7 @@ export const createRequirementTool = hostedTool({
     assignee: assignee().optional(),
     external_id: externalId().optional(),
   }),
-  output: requirementOutput,
+  output: writtenOutput("requirement", "get_requirement"),
   annotations: CREATE,
   recordsHistory: true,
   handler: (input, ctx) =>
@@ -64,7 +65,7 @@ export const updateRequirementTool = hostedTool({
   name: "update_requirement",
   title: "Update requirement",
   description:
-    "Change a requirement's title, description, type, priority, status or assignee, or move it to another user story; omitted fields stay as they are. Mark it Active when it is agreed, Obsolete when it no longer applies (rather than deleting it). Pass expected_updated_at to refuse the update if it changed since you read it. Returns the whole updated requirement.",
+    "Change a requirement's fields or move it to another user story; omitted fields stay as they are. Mark it Active when agreed, Obsolete when it no longer applies (rather than deleting it). Returns the updated requirement.",
   input: z.object({
     requirement_id: requirementId(),
     user_story_id: userStoryId().optional().describe("Move the requirement to this user story."),
@@ -77,7 +78,7 @@ export const updateRequirementTool = hostedTool({
     external_id: clearableExternalId().optional(),
     expected_updated_at: expectedUpdatedAt().optional(),
   }),
-  output: requirementOutput,
+  output: writtenOutput("requirement", "get_requirement"),
   annotations: UPDATE,
   recordsHistory: true,
   handler: ({ requirement_id, ...patch }, ctx) => {
@@ -92,7 +93,7 @@ export const getRequirementTool = hostedTool({
   name: "get_requirement",
   title: "Get requirement",
   description:
-    "Read one requirement by reference id (e.g. REQ-048): its text, type, status, priority, people, timestamps, and its relationships to other requirements (outgoing and incoming). Read it before implementing or changing the behaviour it describes.",
+    "Read one requirement: its text, type, status, priority, people, timestamps, trace coverage and its relationships (outgoing and incoming). Read it before implementing or changing the behaviour it describes.",
   input: z.object({ requirement_id: requirementId() }),
   output: requirementOutput.extend({
     coverage: coverageOutput(),

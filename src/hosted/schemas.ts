@@ -22,7 +22,7 @@ export function referenceId(prefix: string, label: string, example: string) {
     .toUpperCase()
     .regex(new RegExp(`^${prefix}-\\d+$`), { error })
     .overwrite((id) => formatReference(prefix, Number.parseInt(id.slice(prefix.length + 1), 10)))
-    .describe(`${label[0]?.toUpperCase()}${label.slice(1)} reference ID (e.g., '${example}')`);
+    .describe(`e.g. ${example}`);
 }
 
 export const epicId = () => referenceId("EP", "epic", "EP-001");
@@ -36,7 +36,7 @@ export const priority = () =>
     .int({ error: PRIORITY_SCALE_MESSAGE })
     .min(1, { error: PRIORITY_SCALE_MESSAGE })
     .max(4, { error: PRIORITY_SCALE_MESSAGE })
-    .describe("Priority from 1 (Critical) to 4 (Low): 1 Critical, 2 High, 3 Medium, 4 Low.");
+    .describe("1 Critical, 2 High, 3 Medium, 4 Low.");
 export const entityStatus = () =>
   z.enum(ENTITY_STATUSES).describe("Workflow status: Backlog, Draft, In Progress, Done or Cancelled.");
 export const requirementStatus = () =>
@@ -55,36 +55,23 @@ export const clearableAssignee = () =>
     .max(100)
     .nullable()
     .describe("Username of a workspace member; null removes the assignee.");
-export const externalId = () =>
-  externalIdSchema.describe(
-    "The item's identifier in another tool (a DOORS/ReqIF IDENTIFIER, a Jira key, a markdown index), at most 200 characters; unique per kind in the workspace. Imports match on it.",
-  );
-export const clearableExternalId = () => externalId().nullable().describe("External id; null removes it.");
+const EXTERNAL_ID = "Its id in another tool (ReqIF IDENTIFIER, Jira key), unique per kind";
+export const externalId = () => externalIdSchema.describe(`${EXTERNAL_ID}.`);
+export const clearableExternalId = () =>
+  externalIdSchema.nullable().describe(`${EXTERNAL_ID}; null removes it.`);
 export const expectedUpdatedAt = () =>
   z
     .string()
-    .describe(
-      "The updated_at you last read. If the entity changed since, the update is refused with a conflict instead of overwriting someone else's change.",
-    );
-export const limit = () =>
-  z
-    .number()
-    .int()
-    .min(1)
-    .max(100)
-    .default(20)
-    .describe("Maximum number of items to return (1–100, default 20).");
+    .describe("The updated_at you read: if the entity changed since, the update is refused (conflict).");
+export const limit = () => z.number().int().min(1).max(100).default(20).describe("Most items to return.");
 export const cursor = () =>
-  z
-    .string()
-    .min(1)
-    .describe("next_cursor from the previous page, passed back unchanged with the same filters.");
+  z.string().min(1).describe("next_cursor of the previous page, with the same filters.");
 
 /** What create_epic and create_user_story take besides the parent (a requirement also needs a type and a priority). */
 export const newWorkItemFields = () => ({
   title: title(),
   description: description().optional(),
-  priority: priority().optional().describe("1 (Critical) to 4 (Low); default 3 (Medium)."),
+  priority: priority().optional().describe("1 Critical, 2 High, 3 Medium (default), 4 Low."),
   assignee: assignee().optional(),
   external_id: externalId().optional(),
 });
@@ -119,10 +106,7 @@ const interchangeOutput = {
     .describe("Imported fields reqlix has no column for, when there are any."),
 };
 const revision = {
-  revision: z
-    .number()
-    .int()
-    .describe("1 as created, +1 on every change; history, baselines and approvals name it (get_history)."),
+  revision: z.number().int().describe("1 as created, +1 on every change; history and approvals name it."),
 };
 
 /**
@@ -166,9 +150,19 @@ export const criterionOutput = z.object({
   ...interchangeOutput,
 });
 
-/** A user story with its requirements and acceptance criteria (get_user_story, and each story of epic_hierarchy). */
+/**
+ * A requirement inside a story or an epic tree, as advertised: what identifies it and what it says. The
+ * answer carries every field of get_requirement's (less relationships); that shape is listed there once,
+ * not again in every tree (issue 12: a lean tools/list).
+ */
+export const requirementItemOutput = requirementOutput
+  .pick({ reference_id: true, title: true, description: true, status: true, priority: true, type_name: true })
+  .loose()
+  .describe("Each with every field get_requirement shows, less relationships.");
+
+/** A user story with its requirements and acceptance criteria (get_user_story). */
 export const storyTreeOutput = userStoryOutput.extend({
-  requirements: z.array(requirementOutput),
+  requirements: z.array(requirementItemOutput),
   acceptance_criteria: z.array(criterionOutput),
 });
 
@@ -179,18 +173,34 @@ export const relationshipOutput = z.object({
   creator_username: z.string().nullable(),
   created_at: z.string(),
   revision: z.number().int().describe("1 as created, +1 on every confirm_relationship."),
-  source_revision: z
-    .number()
-    .int()
-    .describe("The source's revision when the link was created or last confirmed."),
-  target_revision: z
-    .number()
-    .int()
-    .describe("The target's revision when the link was created or last confirmed."),
+  source_revision: z.number().int().describe("The source's revision when linked or last confirmed."),
+  target_revision: z.number().int().describe("The target's revision when linked or last confirmed."),
   suspect: z
     .boolean()
     .describe("True when an end changed since: check the link still holds, then confirm_relationship."),
 });
+
+/**
+ * What a write tool advertises: the fields a model uses next. The answer is the whole entity as its read
+ * tool shows it (the text carries it all; `structuredContent` too), so the full shape is listed once, on
+ * the read tool, not again on every write (issue 12: a lean tools/list).
+ */
+export function writtenOutput(kind: string, read: string) {
+  return z
+    .object({
+      reference_id: z.string(),
+      revision: z.number().int(),
+      updated_at: z.string().describe("Pass it back as expected_updated_at to update again."),
+    })
+    .loose()
+    .describe(`The whole ${kind} as ${read} returns it.`);
+}
+
+/** What create_relationship and delete_relationship advertise: the link; the answer is all of it. */
+export const writtenRelationshipOutput = relationshipOutput
+  .pick({ source_requirement_id: true, target_requirement_id: true, relationship_type: true, revision: true })
+  .loose()
+  .describe("The relationship as get_requirement lists it.");
 
 export const namedTypeOutput = z.object({ name: z.string(), description: z.string() });
 

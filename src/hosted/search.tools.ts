@@ -39,7 +39,7 @@ export const searchGlobalTool = hostedTool({
   name: "search_global",
   title: "Search everything",
   description:
-    "Full-text search across epics, user stories, requirements and acceptance criteria (reference id, title and text), best matches first; a reference id as query returns that entity first. Use it to find what already exists before creating something, or to locate the entity a user mentions. Returns reference ids, titles and snippets; open one with get_epic, get_user_story or get_requirement.",
+    "Full-text search across epics, user stories, requirements and acceptance criteria (id, title, text), best first; a reference id as query comes first. Use it to find what exists before creating, or the entity a user mentions. Returns ids, titles and snippets; open one with epic_hierarchy, get_user_story or get_requirement.",
   input: z.object({
     query: query(),
     entity_types: z
@@ -65,7 +65,7 @@ export const searchRequirementsTool = hostedTool({
   name: "search_requirements",
   title: "Search requirements",
   description:
-    "Full-text search over requirements (reference id, title and description), best matches first, filtered by status, type and/or priority; a reference id as query returns that requirement first. Use it before writing code to find the requirements that govern it, and before create_requirement to avoid duplicates. Returns ids, titles, snippets, status, priority, type and user story; read one fully with get_requirement.",
+    "Full-text search over requirements (id, title, description), best first, filtered by status, type or priority; a reference id as query comes first. Use it before coding to find the requirements that govern the code, and before create_requirement to avoid duplicates. Read one fully with get_requirement.",
   input: z.object({
     query: query(),
     status: requirementStatus().optional(),

@@ -15,7 +15,7 @@ export const listRequirementTypesTool = hostedTool({
   name: "list_requirement_types",
   title: "List requirement types",
   description:
-    "List the requirement types of this workspace (name and meaning), e.g. Functional, Non-Functional, Interface. Use a name from this list as `type` in create_requirement, update_requirement and search_requirements.",
+    "List this workspace's requirement types (name and meaning), e.g. Functional, Non-Functional: the values of `type` in create_requirement, update_requirement and search_requirements.",
   input: z.object({}),
   output: typesOutput,
   annotations: READ,

@@ -15,6 +15,7 @@ import {
   userStoryId,
   userStoryOutput,
   workItemChangeFields,
+  writtenOutput,
 } from "./schemas.js";
 
 export const createUserStoryTool = hostedTool({
@@ -23,7 +24,7 @@ export const createUserStoryTool = hostedTool({
   description:
     "Create a user story under an epic. Write the title as the need of a user ('As a shopper, I want to save my cart so that I can finish later'). Returns the whole story with its new reference_id (US-001…). Next: add requirements with create_requirement and testable conditions with create_acceptance_criteria.",
   input: z.object({ epic_id: epicId(), ...newWorkItemFields() }),
-  output: userStoryOutput,
+  output: writtenOutput("user story", "get_user_story"),
   annotations: CREATE,
   recordsHistory: true,
   handler: (input, ctx) =>
@@ -40,7 +41,7 @@ export const updateUserStoryTool = hostedTool({
     epic_id: epicId().optional().describe("Move the story to this epic."),
     ...workItemChangeFields(),
   }),
-  output: userStoryOutput,
+  output: writtenOutput("user story", "get_user_story"),
   annotations: UPDATE,
   recordsHistory: true,
   handler: ({ user_story_id, ...patch }, ctx) => {
@@ -55,7 +56,7 @@ export const getUserStoryTool = hostedTool({
   name: "get_user_story",
   title: "Get user story",
   description:
-    "Read one user story by reference id (e.g. US-047) with its requirements (most important first) and its acceptance criteria. Use it before implementing the story; cite the REQ and AC ids your work satisfies. A very large story comes in pages (requirements first, then criteria): when next_cursor is present, call again with it as cursor for the rest.",
+    "Read one user story with its requirements (most important first) and acceptance criteria. Use it before implementing the story; cite the REQ and AC ids your work satisfies. A very large story comes in pages (requirements, then criteria): call again with next_cursor as cursor.",
   input: z.object({ user_story_id: userStoryId(), limit: pageLimit(), cursor: cursor().optional() }),
   output: storyTreeOutput.extend({
     next_cursor: z

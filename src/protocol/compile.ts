@@ -119,16 +119,12 @@ function checkToolsets<Ctx extends BaseContext>(registry: Registry<Ctx>, seen: T
 
 /**
  * The annotations as listed: `title` is the tool's own (MCP lists it at the top level since 2025-06-18),
- * and a read tool's destructive and idempotent hints are left out, as MCP defines them only for writes.
+ * and a read tool's destructive and idempotent hints are left out: MCP defines them only for writes.
  */
 function listedAnnotations<Ctx extends BaseContext>(def: ToolDef<Ctx>): Record<string, unknown> {
-  const { destructiveHint, idempotentHint, ...rest } = def.annotations;
-  if (def.annotations.readOnlyHint === true) return rest;
-  return {
-    ...rest,
-    ...(destructiveHint === undefined ? {} : { destructiveHint }),
-    ...(idempotentHint === undefined ? {} : { idempotentHint }),
-  };
+  if (def.annotations.readOnlyHint !== true) return { ...def.annotations };
+  const { destructiveHint: _d, idempotentHint: _i, ...read } = def.annotations;
+  return read;
 }
 
 /**

@@ -85,7 +85,8 @@ export async function startWorker(options: StartWorkerOptions = {}): Promise<Sta
         port: await freePort(),
         ...(entry ? { entry } : {}),
         noBundle: !options.watch,
-        vars: { LIBSQL_URL: endpoint.url, ...options.vars },
+        // Every toolset, as the Node servers of the suites (vitest.config.ts): the suites exercise every tool.
+        vars: { LIBSQL_URL: endpoint.url, REQLIX_DEFAULT_TOOLSETS: "all", ...options.vars },
         persistTo: join(dir.path, "wrangler-state"),
         stdio: "pipe",
       });

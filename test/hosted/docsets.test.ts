@@ -313,7 +313,8 @@ describe("REQ-7: validation and errors", () => {
 
 describe("REQ-8: MCP protocol over HTTP", () => {
   it("REQ-8: registers search_docs and list_docsets (and the docset tools) with SDK tool definitions", async () => {
-    const { tools } = await viewer.listTools();
+    // An editor: a viewer is not listed the write tools it may not call.
+    const { tools } = await editor.listTools();
     const byName = new Map(tools.map((t) => [t.name, t]));
     for (const name of [
       "list_docsets",

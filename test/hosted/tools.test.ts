@@ -459,12 +459,21 @@ describe("roles", () => {
 
   test("every tool's annotations are explicit about reading, destroying and repeating", () => {
     for (const tool of compiled.toolList.filter((t) => OWN_TOOL_NAMES.has(t.name))) {
-      expect(typeof tool.annotations.readOnlyHint, tool.name).toBe("boolean");
-      expect(typeof tool.annotations.destructiveHint, tool.name).toBe("boolean");
-      expect(typeof tool.annotations.idempotentHint, tool.name).toBe("boolean");
-      expect(tool.annotations.openWorldHint, tool.name).toBe(false);
+      // The registry states every hint; the listing leaves out a read's, which MCP defines only for writes.
+      const def = compiled.tools.get(tool.name)?.def.annotations ?? {};
+      expect(typeof def.readOnlyHint, tool.name).toBe("boolean");
+      expect(typeof def.destructiveHint, tool.name).toBe("boolean");
+      expect(typeof def.idempotentHint, tool.name).toBe("boolean");
+      expect(def.openWorldHint, tool.name).toBe(false);
+      const listed = tool.annotations;
+      expect(listed.readOnlyHint, tool.name).toBe(def.readOnlyHint);
+      expect(listed.openWorldHint, tool.name).toBe(false);
+      if (!def.readOnlyHint) {
+        expect(listed.destructiveHint, tool.name).toBe(def.destructiveHint);
+        expect(listed.idempotentHint, tool.name).toBe(def.idempotentHint);
+      }
       if (tool.name.startsWith("get_") || tool.name.startsWith("list_") || tool.name.startsWith("search_")) {
-        expect(tool.annotations.readOnlyHint, tool.name).toBe(true);
+        expect(def.readOnlyHint, tool.name).toBe(true);
       }
       expect(tool.outputSchema, tool.name).toBeDefined();
     }

@@ -74,6 +74,14 @@ describe("npm start refuses, in one line, to start with", () => {
     }
   });
 
+  it("a REQLIX_DEFAULT_TOOLSETS naming no toolset, before touching the database (exit 2)", async () => {
+    const file = join(tempDir(), "data", "reqlix.db");
+    const p = spawnNode({ REQLIX_DEFAULT_TOOLSETS: "requirements,nope", REQLIX_DB_URL: `file:${file}` });
+    const line = await expectRefused(p, /^reqlix: REQLIX_DEFAULT_TOOLSETS: Unknown toolset "nope"/, 2);
+    expect(line).toContain("requirements (default)");
+    expect(existsSync(file)).toBe(false);
+  });
+
   it("a database folder that cannot be created (its parent is a file)", async () => {
     const dir = tempDir();
     writeFileSync(join(dir, "file.txt"), "not a folder");

@@ -15,7 +15,8 @@ describe("knowledge tool definitions", () => {
     expect(compiled.instructions).toMatchSnapshot();
     for (const tool of compiled.toolList) {
       expect(tool.name).toMatch(/^[a-z][a-z0-9_]{0,63}$/);
-      expect(tool.annotations).toMatchObject({ readOnlyHint: true, idempotentHint: true });
+      // Exactly: a read tool's destructive and idempotent hints mean nothing in MCP and are not listed.
+      expect(tool.annotations).toEqual({ readOnlyHint: true, openWorldHint: false });
     }
   });
 

@@ -26,7 +26,8 @@ describe("trace tool definitions", () => {
       "trace_orphans",
     ]);
     for (const tool of compiled.toolList) {
-      expect(tool.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false });
+      // Exactly: a read tool's destructive and idempotent hints mean nothing in MCP and are not listed.
+      expect(tool.annotations).toEqual({ readOnlyHint: true, openWorldHint: false });
       expect((tool.inputSchema.required as string[]) ?? []).toContain("project_root");
       expect(tool.description).toMatch(/Returns|returns/);
     }

@@ -1,0 +1,342 @@
+/**
+ * Toolsets, read-only mode and role filtering (issue 12, item 6), generated from the registry: for every
+ * hosted tool, on both faces, in the query and the header form, a tool is listed and callable exactly
+ * when its toolset is enabled, the connection is not read-only or the tool only reads, and the caller's
+ * role reaches the tool's. The expectation is computed here from registry data (toolset, readOnlyHint,
+ * role), never from names.
+ */
+import { getEncoding } from "js-tiktoken";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createApp } from "../../../src/app.js";
+import { type Role, roleAtLeast } from "../../../src/core/roles.js";
+import { compiledFor } from "../../../src/http/faces-common.js";
+import type { CompiledTool } from "../../../src/protocol/compile.js";
+import { createTestApp, type TestApp } from "../../helpers/app.js";
+import { type Snapshot, workspaceSnapshot } from "../../helpers/db-snapshot.js";
+import { MCP_ACCEPT, parseMcpBody } from "../../helpers/hosted.js";
+import { exerciseOrder, outcomeOf, type Seed, sampleArgs, seed } from "./exercise.js";
+import type { RpcAnswer } from "./http.js";
+
+type Face = "jsonrpc" | "mcp";
+type Form = "query" | "header";
+const FACES: Face[] = ["jsonrpc", "mcp"];
+const ROLES: Role[] = ["viewer", "editor", "admin"];
+
+let t: TestApp;
+/** The same database served with every toolset: the seed's creates are not what these tests are about. */
+let everything: TestApp;
+let tokens: Record<Role, string>;
+// biome-ignore lint/suspicious/noExplicitAny: the hosted registry's tools, whatever their context type
+let tools: CompiledTool<any>[];
+let toolsetNames: string[];
+let defaults: string[];
+
+beforeAll(async () => {
+  // The registry's own default toolsets (other suites serve every toolset).
+  t = await createTestApp({ defaultToolsets: "default" });
+  tokens = {
+    viewer: await t.createToken("tess", "viewer", "toolsets"),
+    editor: await t.createToken("ed", "editor", "toolsets"),
+    admin: await t.createToken("ada", "admin", "toolsets"), // "ada": the reviewer sampleArgs names
+  };
+  everything = {
+    ...t,
+    app: createApp({ database: t.database, logger: { log() {} }, version: "0", defaultToolsets: "all" }),
+  };
+  const compiled = compiledFor({ database: t.database, logger: { log() {} } });
+  tools = [...compiled.tools.values()];
+  toolsetNames = compiled.toolsets.map((s) => s.name);
+  defaults = compiled.toolsets.filter((s) => s.default).map((s) => s.name);
+});
+afterAll(async () => t?.close());
+
+interface Connection {
+  /** Toolsets as sent (absent: none named); the form says where. */
+  toolsets?: string;
+  form: Form;
+  readOnly?: boolean;
+}
+
+let nextId = 1;
+
+/** One JSON-RPC request on a face, the connection's scope in the URL (query form) or in headers. */
+async function send(face: Face, conn: Connection, token: string, method: string, params?: unknown) {
+  const base = face === "mcp" ? "/mcp" : "/api/v1/mcp";
+  // The query form uses the /readonly path, the header form X-MCP-Readonly: both ways are covered.
+  let path = conn.readOnly && conn.form === "query" ? `${base}/readonly` : base;
+  const headers: Record<string, string> = {
+    "content-type": "application/json",
+    authorization: `Bearer ${token}`,
+  };
+  if (face === "mcp") {
+    headers.accept = MCP_ACCEPT;
+    headers["mcp-protocol-version"] = "2025-11-25";
+  }
+  if (conn.toolsets !== undefined) {
+    if (conn.form === "query") path += `?toolsets=${encodeURIComponent(conn.toolsets)}`;
+    else headers["x-mcp-toolsets"] = conn.toolsets;
+  }
+  if (conn.readOnly && conn.form === "header") headers["x-mcp-readonly"] = "true";
+  const message = { jsonrpc: "2.0", id: nextId++, method, ...(params === undefined ? {} : { params }) };
+  const res = await t.app.request(path, { method: "POST", headers, body: JSON.stringify(message) });
+  const text = await res.text();
+  let body: unknown = null;
+  if (face === "mcp" && res.status === 200) {
+    const messages = parseMcpBody(res.headers.get("content-type"), text);
+    body = messages[messages.length - 1] ?? null;
+  } else if (text !== "") body = JSON.parse(text);
+  return { status: res.status, headers: res.headers, text, body } as RpcAnswer;
+}
+
+/** The tool names the spec says a connection lists, from registry data. */
+function expectedNames(enabled: readonly string[], readOnly: boolean, role: Role): string[] {
+  return tools
+    .filter(
+      (tool) =>
+        enabled.includes(tool.toolset as string) &&
+        (!readOnly || tool.def.annotations.readOnlyHint === true) &&
+        roleAtLeast(role, tool.def.role ?? "viewer"),
+    )
+    .map((tool) => tool.def.name);
+}
+
+async function listed(face: Face, conn: Connection, role: Role): Promise<string[]> {
+  const answer = await send(face, conn, tokens[role], "tools/list");
+  expect(answer.status, answer.text.slice(0, 300)).toBe(200);
+  return answer.body.result.tools.map((tool: { name: string }) => tool.name);
+}
+
+describe("registry data", () => {
+  it("every hosted tool is in exactly one declared toolset, and states its role", () => {
+    expect(toolsetNames.length).toBeGreaterThan(3);
+    expect(defaults.length).toBeGreaterThan(0);
+    for (const tool of tools) {
+      expect(toolsetNames, tool.def.name).toContain(tool.toolset);
+      expect(ROLES, tool.def.name).toContain(tool.def.role);
+    }
+  });
+});
+
+describe.each(FACES)("tools/list on %s", (face) => {
+  it.each(["query", "header"] as const)(
+    "%s form: each toolset, the default, all, a pair; read-only or not; every role",
+    async (form) => {
+      const choices: { sent: string | undefined; enabled: string[] }[] = [
+        { sent: undefined, enabled: defaults },
+        { sent: "default", enabled: defaults },
+        { sent: "all", enabled: toolsetNames },
+        { sent: "backlog, DOCSETS", enabled: ["backlog", "docsets"] },
+        ...toolsetNames.map((name) => ({ sent: name, enabled: [name] })),
+      ];
+      const problems: string[] = [];
+      for (const { sent, enabled } of choices) {
+        for (const readOnly of [false, true]) {
+          for (const role of ROLES) {
+            const conn: Connection = { form, readOnly, ...(sent === undefined ? {} : { toolsets: sent }) };
+            const got = await listed(face, conn, role);
+            const want = expectedNames(enabled, readOnly, role);
+            if (JSON.stringify(got) !== JSON.stringify(want))
+              problems.push(`${sent ?? "(none)"} readOnly=${readOnly} ${role}: got ${got} want ${want}`);
+          }
+        }
+      }
+      expect(problems).toEqual([]);
+      // Not vacuous: some connection lists a write, read-only ones never do.
+      expect(expectedNames(toolsetNames, false, "admin").length).toBe(tools.length);
+      expect(expectedNames(toolsetNames, true, "admin").length).toBeLessThan(tools.length);
+    },
+  );
+});
+
+/** Everything of the workspace except what any request adds by design (its audit row, token use). */
+function withoutBookkeeping(s: Snapshot): Snapshot {
+  const { audit_events: _a, tokens: _t, ...rest } = s;
+  return rest;
+}
+
+async function workspaceState(): Promise<string> {
+  const rs = await t.database.client.execute({
+    sql: "SELECT id FROM workspaces WHERE slug = ?",
+    args: ["toolsets"],
+  });
+  return JSON.stringify(
+    withoutBookkeeping(await workspaceSnapshot(t.database.client, Number(rs.rows[0]?.id))),
+  );
+}
+
+/** The text a refusal shows the model (an isError result on /mcp, the error message on /api/v1/mcp). */
+function refusalText(face: Face, answer: RpcAnswer): string {
+  return face === "mcp"
+    ? String(answer.body?.result?.content?.[0]?.text)
+    : String(answer.body?.error?.message);
+}
+
+describe.each(FACES)("tools/call on %s", (face) => {
+  it("a tool outside the connection's toolsets is refused, naming the toolset to enable; nothing changes", async () => {
+    const s: Seed = await seed(everything, tokens.admin, `ts-off-${face}`);
+    const before = await workspaceState();
+    const problems: string[] = [];
+    for (const [i, tool] of tools.entries()) {
+      const other = toolsetNames.find((n) => n !== tool.toolset) as string;
+      const form: Form = i % 2 === 0 ? "query" : "header";
+      const args = sampleArgs(tool.listed, s, `${face} off ${tool.def.name}`);
+      const answer = await send(face, { form, toolsets: other }, tokens.admin, "tools/call", {
+        name: tool.def.name,
+        arguments: args,
+      });
+      const text = refusalText(face, answer);
+      const refused =
+        face === "mcp"
+          ? answer.body?.result?.isError === true
+          : answer.status === 200 && answer.body?.error?.code === -32602;
+      if (
+        !refused ||
+        !text.includes(`toolset "${tool.toolset}"`) ||
+        !text.includes(`?toolsets=${other},${tool.toolset}`)
+      )
+        problems.push(`${tool.def.name}: ${answer.status} ${answer.text.slice(0, 300)}`);
+      if (face === "jsonrpc" && refused)
+        expect(answer.body.error.data.errors).toEqual([
+          { field: "name", message: `toolset "${tool.toolset}" is not enabled` },
+        ]);
+    }
+    expect(problems).toEqual([]);
+    expect(await workspaceState()).toBe(before);
+  });
+
+  it("on a read-only connection every write is refused and changes nothing, whatever the role", async () => {
+    const s: Seed = await seed(everything, tokens.admin, `ts-ro-${face}`);
+    const before = await workspaceState();
+    const writes = tools.filter((tool) => tool.def.annotations.readOnlyHint !== true);
+    expect(writes.length).toBeGreaterThan(10);
+    const problems: string[] = [];
+    for (const [i, tool] of writes.entries()) {
+      const form: Form = i % 2 === 0 ? "query" : "header";
+      const answer = await send(face, { form, toolsets: "all", readOnly: true }, tokens.admin, "tools/call", {
+        name: tool.def.name,
+        arguments: sampleArgs(tool.listed, s, `${face} ro ${tool.def.name}`),
+      });
+      const text = refusalText(face, answer);
+      if (outcomeOf(face, answer) !== "forbidden" || !text.includes("read-only"))
+        problems.push(`${tool.def.name}: ${answer.status} ${answer.text.slice(0, 300)}`);
+    }
+    expect(problems).toEqual([]);
+    expect(await workspaceState()).toBe(before);
+  });
+
+  it("every tool is callable with only its own toolset enabled; every read also on a read-only connection", async () => {
+    const s: Seed = await seed(everything, tokens.admin, `ts-on-${face}`);
+    const spare = await send(face, { form: "header", toolsets: "admin" }, tokens.admin, "tools/call", {
+      name: "create_my_token",
+      arguments: { name: "spare" },
+    });
+    expect(spare.status, spare.text).toBe(200);
+    const created =
+      face === "mcp" ? spare.body.result.structuredContent : spare.body.result.structuredContent;
+    s.token = created.id as number;
+    const problems: string[] = [];
+    for (const [i, listedTool] of exerciseOrder(tools.map((tool) => tool.listed)).entries()) {
+      const tool = tools.find((x) => x.def.name === listedTool.name) as (typeof tools)[number];
+      const read = tool.def.annotations.readOnlyHint === true;
+      const form: Form = i % 2 === 0 ? "query" : "header";
+      const conn: Connection = { form, toolsets: tool.toolset as string, readOnly: read && i % 4 < 2 };
+      const answer = await send(face, conn, tokens.admin, "tools/call", {
+        name: tool.def.name,
+        arguments: sampleArgs(listedTool, s, `${face} on ${tool.def.name}`),
+      });
+      if (outcomeOf(face, answer) !== "ok") problems.push(`${tool.def.name}: ${answer.text.slice(0, 300)}`);
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it("a caller whose role cannot write is listed no write tool it may not call, and is refused it", async () => {
+    const viewerList = await listed(face, { form: "query", toolsets: "all" }, "viewer");
+    const hidden = tools.filter((tool) => !viewerList.includes(tool.def.name));
+    expect(hidden.length).toBeGreaterThan(10);
+    for (const tool of hidden)
+      expect(roleAtLeast("viewer", tool.def.role as Role), tool.def.name).toBe(false);
+    const s: Seed = await seed(everything, tokens.admin, `ts-role-${face}`);
+    const before = await workspaceState();
+    for (const tool of hidden) {
+      const answer = await send(face, { form: "header", toolsets: "all" }, tokens.viewer, "tools/call", {
+        name: tool.def.name,
+        arguments: sampleArgs(tool.listed, s, `${face} role ${tool.def.name}`),
+      });
+      expect(outcomeOf(face, answer), `${tool.def.name}: ${answer.text.slice(0, 200)}`).toBe("forbidden");
+    }
+    expect(await workspaceState()).toBe(before);
+  });
+});
+
+describe.each(FACES)("connection errors on %s", (face) => {
+  it.each(["query", "header"] as const)(
+    "%s form: an unknown toolset is a 400 listing the valid ones",
+    async (form) => {
+      const answer = await send(face, { form, toolsets: "requirements,nope" }, tokens.admin, "tools/list");
+      expect(answer.status).toBe(400);
+      expect(answer.body.error.code).toBe(-32602);
+      const message = answer.body.error.message as string;
+      expect(message).toContain('Unknown toolset "nope"');
+      for (const name of toolsetNames) expect(message).toContain(`${name}`);
+      expect(message).toContain('"default" and "all"');
+      expect(answer.body.error.data.errors).toEqual([
+        { field: "toolsets", message: 'unknown toolset "nope"' },
+      ]);
+    },
+  );
+
+  it("toolsets in both the query and the header must agree", async () => {
+    const base = face === "mcp" ? "/mcp" : "/api/v1/mcp";
+    const request = (query: string, header: string) =>
+      t.app.request(`${base}?toolsets=${query}`, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          accept: MCP_ACCEPT,
+          authorization: `Bearer ${tokens.admin}`,
+          "x-mcp-toolsets": header,
+        },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+      });
+    const differ = await request("docsets", "backlog");
+    expect(differ.status).toBe(400);
+    expect(((await differ.json()) as { error: { message: string } }).error.message).toContain("differ");
+    const agree = await request("docsets,backlog", "backlog, docsets");
+    expect(agree.status).toBe(200);
+  });
+
+  it("X-MCP-Readonly takes true or false only", async () => {
+    const base = face === "mcp" ? "/mcp" : "/api/v1/mcp";
+    const res = await t.app.request(base, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: MCP_ACCEPT,
+        authorization: `Bearer ${tokens.admin}`,
+        "x-mcp-readonly": "maybe",
+      },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+    });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { error: { message: string } }).error.message).toContain("X-MCP-Readonly");
+  });
+});
+
+describe("the default tools/list", () => {
+  it("is at most 6,000 tokens (o200k_base), for the role that sees the most", async () => {
+    const answer = await send("jsonrpc", { form: "query" }, tokens.admin, "tools/list");
+    const names = answer.body.result.tools.map((tool: { name: string }) => tool.name);
+    expect(names).toEqual(expectedNames(defaults, false, "admin"));
+    const count = getEncoding("o200k_base").encode(JSON.stringify(answer.body.result)).length;
+    expect(count).toBeGreaterThan(1000);
+    expect(count).toBeLessThanOrEqual(6000);
+  });
+
+  it("an operator's REQLIX_DEFAULT_TOOLSETS must name real toolsets", () => {
+    const deps = { database: t.database, logger: { log() {} }, version: "0.0.0-test" };
+    expect(() => createApp({ ...deps, defaultToolsets: "requirements,bogus" })).toThrow(
+      /REQLIX_DEFAULT_TOOLSETS: Unknown toolset "bogus"/,
+    );
+    expect(() => createApp({ ...deps, defaultToolsets: "default,docsets" })).not.toThrow();
+  });
+});

@@ -5,6 +5,8 @@
  * role reaches the tool's. The expectation is computed here from registry data (toolset, readOnlyHint,
  * role), never from names.
  */
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { getEncoding } from "js-tiktoken";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../../../src/app.js";
@@ -13,7 +15,7 @@ import { compiledFor } from "../../../src/http/faces-common.js";
 import type { CompiledTool } from "../../../src/protocol/compile.js";
 import { createTestApp, type TestApp } from "../../helpers/app.js";
 import { type Snapshot, workspaceSnapshot } from "../../helpers/db-snapshot.js";
-import { MCP_ACCEPT, parseMcpBody } from "../../helpers/hosted.js";
+import { MCP_ACCEPT, parseMcpBody, startHosted } from "../../helpers/hosted.js";
 import { exerciseOrder, outcomeOf, type Seed, sampleArgs, seed } from "./exercise.js";
 import type { RpcAnswer } from "./http.js";
 
@@ -338,5 +340,54 @@ describe("the default tools/list", () => {
       /REQLIX_DEFAULT_TOOLSETS: Unknown toolset "bogus"/,
     );
     expect(() => createApp({ ...deps, defaultToolsets: "default,docsets" })).not.toThrow();
+  });
+});
+
+describe("an MCP SDK client over HTTP", () => {
+  it("connects to /mcp/readonly?toolsets=… and to /mcp with X-MCP-Toolsets, and sees what it chose", async () => {
+    const server = await startHosted({ deps: { defaultToolsets: "default" } });
+    const clients: Client[] = [];
+    try {
+      const token = await server.createToken("sdk", "editor", "toolsets-sdk");
+      const connect = async (path: string, headers: Record<string, string> = {}) => {
+        const transport = new StreamableHTTPClientTransport(new URL(`${server.url}${path}`), {
+          requestInit: { headers: { Authorization: `Bearer ${token}`, ...headers } },
+        });
+        const client = new Client({ name: "toolsets-test", version: "1.0.0" });
+        await client.connect(transport);
+        clients.push(client);
+        return client;
+      };
+      const readOnly = await connect("/mcp/readonly?toolsets=requirements,docsets");
+      const names = (await readOnly.listTools()).tools.map((tool) => tool.name);
+      expect(names).toEqual(expectedNames(["requirements", "docsets"], true, "editor"));
+      const refused = await readOnly.callTool({
+        name: "register_docset",
+        arguments: { name: "x", version: "1" },
+      });
+      expect(refused.isError).toBe(true);
+      expect(JSON.stringify(refused.content)).toContain("read-only");
+
+      const docsets = await connect("/mcp", { "X-MCP-Toolsets": "docsets" });
+      expect((await docsets.listTools()).tools.map((tool) => tool.name)).toEqual(
+        expectedNames(["docsets"], false, "editor"),
+      );
+      const registered = await docsets.callTool({
+        name: "register_docset",
+        arguments: { name: "sdk", version: "1" },
+      });
+      expect(registered.isError, JSON.stringify(registered.content)).toBeFalsy();
+      const outside = await docsets.callTool({ name: "search_requirements", arguments: { query: "x" } });
+      expect(outside.isError).toBe(true);
+      expect(JSON.stringify(outside.content)).toContain('toolset \\"requirements\\"');
+
+      const plain = await connect("/mcp");
+      expect((await plain.listTools()).tools.map((tool) => tool.name)).toEqual(
+        expectedNames(defaults, false, "editor"),
+      );
+    } finally {
+      for (const client of clients) await client.close().catch(() => {});
+      await server.close();
+    }
   });
 });

@@ -14,7 +14,7 @@ import { getUserByUsername } from "../../src/db/users.repo.js";
 import { findWorkspaceBySlug } from "../../src/db/workspaces.repo.js";
 import type { HostedContext } from "../../src/hosted/context.js";
 import { hostedRegistry } from "../../src/hosted/registry.js";
-import type { AuthInfo } from "../../src/http/context.js";
+import type { AuthInfo } from "../../src/core/auth-info.js";
 import { compileRegistries } from "../../src/protocol/compile.js";
 import { createMcpServer } from "../../src/protocol/mcp-server.js";
 

@@ -5,7 +5,7 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { isDomainError } from "../../src/core/errors.js";
-import type { AuthInfo } from "../../src/http/context.js";
+import type { AuthInfo } from "../../src/core/auth-info.js";
 import { call, compiled, createHarness, fails, type Harness, ok, text } from "./harness.js";
 
 let h: Harness;

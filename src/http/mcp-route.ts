@@ -18,6 +18,7 @@ import type { CompiledRegistry } from "../protocol/compile.js";
 import { createMcpServer } from "../protocol/mcp-server.js";
 import type { AppEnv } from "./context.js";
 import { auditFor, compiledFor, type FacesDeps, requestScope } from "./faces-common.js";
+import { modernMcp } from "./mcp-modern.js";
 import { rateLimit } from "./rate-limit.js";
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -63,10 +64,22 @@ export function mcpRoute(deps: FacesDeps): Hono<AppEnv> {
   const version = deps.version ?? "0.0.0";
   // One validator for every per-request server (a new ajv per request would cost more than the request).
   const jsonSchemaValidator = deps.jsonSchemaValidator ?? new AjvJsonSchemaValidator();
+  const modern = modernMcp(deps, jsonSchemaValidator);
   const route = new Hono<AppEnv>();
   if (deps.rateLimiter) route.use("*", rateLimit({ limiter: deps.rateLimiter, logger: deps.logger }));
 
   route.post("/", async (c) => {
+    const text = await c.req.text();
+    let parsed: unknown;
+    let parsedOk = true;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      parsedOk = false;
+    }
+    // MCP 2026-07-28 requests (the per-request envelope) are served by the SDK v2 adapter.
+    if (await modern.isModern(c.req.raw, parsed, parsedOk)) return modern.serve(c, parsed);
+
     const scope = requestScope(c, deps, audit, "mcp");
     const server = createMcpServer<HostedContext>({
       name: "reqlix",
@@ -81,14 +94,6 @@ export function mcpRoute(deps: FacesDeps): Hono<AppEnv> {
       serverOptions: { jsonSchemaValidator },
     });
 
-    const text = await c.req.text();
-    let parsed: unknown;
-    let parsedOk = true;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      parsedOk = false;
-    }
     const accept = c.req.header("accept") ?? "";
     const acceptsSse = accept.includes("text/event-stream");
     const acceptsJson = accept.includes("application/json");

@@ -20,7 +20,10 @@ const metafile = join(outdir, "meta.json");
 // minified with its own Buffer, jsonc-parser ~12, the engine and formats ~30. Levers for the goal: a
 // Buffer-free CSV parser, error positions without jsonc-parser, zod/mini (zod is ~103 KiB minified).
 // The my-tokens tools and page add 2.4 KiB (203.4 measured after every merge of 2026-11-25).
-const DEFAULT_BUDGET_KIB = 205;
+// MCP 2026-07-28 through the SDK v2 (@modelcontextprotocol/server, 172 KiB minified with its runtime shims
+// stubbed) adds 49.4 KiB (253.3 measured on branch mcp-modern, from 203.9); the SDK v1 beside it for the
+// 2025 era is 54.6 KiB minified, the lever once v2 serves both eras.
+const DEFAULT_BUDGET_KIB = 254;
 const budgetSetting = process.env.REQLIX_WORKER_BUDGET_KIB;
 const budgetKib =
   budgetSetting === undefined || budgetSetting.trim() === "" ? DEFAULT_BUDGET_KIB : Number(budgetSetting);
@@ -90,6 +93,7 @@ const stubImporters = {
   "src/worker-stubs/drizzle-relations.ts":
     /^node_modules\/drizzle-orm\/(sqlite-core\/dialect|sqlite-core\/db|libsql\/driver-core)\.js$/,
   "src/worker-stubs/reqif-entry.ts": /^src\/core\/interchange\/registry\.ts$/,
+  "src/worker-stubs/mcp-server-shims.ts": /^node_modules\/@modelcontextprotocol\/server\/dist\//,
 };
 const meta = JSON.parse(readFileSync(metafile, "utf8"));
 const strangers = Object.entries(meta.inputs).flatMap(([input, { imports }]) =>

@@ -5,12 +5,13 @@
  * token's role ceiling).
  */
 import type { MiddlewareHandler } from "hono";
+import type { AuthInfo } from "../core/auth-info.js";
 import { carriesOwnerPowers } from "../core/owner-powers.js";
 import { minRole } from "../core/roles.js";
 import { hashToken, isWellFormedToken } from "../core/tokens.js";
 import type { Database } from "../db/database.js";
 import { findTokenByHash, type TokenPrincipal, touchTokenLastUsed } from "../db/tokens.repo.js";
-import type { AppEnv, AuthInfo, Logger } from "./context.js";
+import type { AppEnv, Logger } from "./context.js";
 import { errorJson } from "./json-errors.js";
 import type { TokenCache } from "./token-cache.js";
 

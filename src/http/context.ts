@@ -6,6 +6,7 @@ import type { IpRange } from "../core/ip-ranges.js";
 import type { Database } from "../db/database.js";
 import type { TokenCache } from "./token-cache.js";
 
+/** @deprecated AuthInfo lives in core/auth-info.ts: import it from there (kept so open branches still build). */
 export type { AuthInfo } from "../core/auth-info.js";
 
 import type { AuthInfo } from "../core/auth-info.js";

@@ -10,21 +10,24 @@
 import { createMcpHandler, isLegacyRequest } from "@modelcontextprotocol/server";
 import type { Context } from "hono";
 import type { HostedContext } from "../hosted/context.js";
-import { createModernServer, type ModernServerConfig } from "../protocol/modern/server.js";
+import {
+  createModernServer,
+  type ModernServerConfig,
+  NO_INPUT_VALIDATION,
+} from "../protocol/modern/server.js";
 import type { AppEnv } from "./context.js";
 import { auditFor, compiledFor, type FacesDeps, type RequestScope, requestScope } from "./faces-common.js";
 
 export interface ModernMcp {
-  /** True when the request belongs to the 2026-07-28 path (its body already parsed, or undefined). */
-  isModern(request: Request, parsed: unknown, parsedOk: boolean): Promise<boolean>;
+  /** The parsed body when the request belongs to the 2026-07-28 path; undefined for every other request. */
+  modernBody(request: Request, text: string): Promise<{ parsed: unknown } | undefined>;
   serve(c: Context<AppEnv>, parsed: unknown): Promise<Response>;
 }
 
-/** `jsonSchemaValidator`: one shared instance (the SDK would build an ajv per server, i.e. per request). */
-export function modernMcp(
-  deps: FacesDeps,
-  jsonSchemaValidator: ModernServerConfig<HostedContext>["jsonSchemaValidator"],
-): ModernMcp {
+export function modernMcp(deps: FacesDeps): ModernMcp {
+  // One validator for every per-request server; the SDK would otherwise build its default (ajv) per request.
+  const jsonSchemaValidator: ModernServerConfig<HostedContext>["jsonSchemaValidator"] =
+    deps.jsonSchemaValidator ?? NO_INPUT_VALIDATION;
   const compiled = compiledFor(deps);
   const audit = auditFor(deps);
   const serverInfo = { name: "reqlix", version: deps.version ?? "0.0.0" };
@@ -57,10 +60,14 @@ export function modernMcp(
   );
 
   return {
-    async isModern(request, parsed, parsedOk) {
-      // A body that is not JSON is answered by the legacy path (-32700), as before.
-      if (!parsedOk) return false;
-      return !(await isLegacyRequest(request, parsed));
+    async modernBody(request, text) {
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        return undefined; // a body that is not JSON is answered by the 2025 path (-32700), as before
+      }
+      return (await isLegacyRequest(request, parsed)) ? undefined : { parsed };
     },
     async serve(c, parsed) {
       const scope = requestScope(c, deps, audit, "mcp");

@@ -6,8 +6,8 @@
  */
 import { html } from "hono/html";
 import type { HtmlEscapedString } from "hono/utils/html";
+import type { AuthInfo } from "../core/auth-info.js";
 import { type Role, roleAtLeast } from "../core/roles.js";
-import type { AuthInfo } from "../http/context.js";
 import { CSRF_FIELD } from "./csrf.js";
 
 export type Html = HtmlEscapedString | Promise<HtmlEscapedString>;

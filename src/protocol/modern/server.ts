@@ -3,19 +3,22 @@
  * served by the official SDK v2's low-level `Server`, over the registry compiled once per process. The SDK
  * owns the revision's wire rules: `server/discover`, the envelope and header checks, `resultType`, cache
  * hints, the serverInfo stamp, the error codes of the revision (a resource not found is -32602 with
- * `data.uri`; the SDK's codec maps our -32002). Each method runs once, in the protocol core; this adapter
- * only translates its outcome.
+ * `data.uri`; the SDK's codec maps our -32002). Each method runs once, in the protocol core
+ * (protocol/methods.ts); this adapter only translates its outcome.
  *
  * Log messages reach the client only when the request asked for them (`io.modelcontextprotocol/logLevel`
  * in `_meta`): the SDK's `mcpReq.log` drops them otherwise, and then no SSE stream is opened.
  */
 import { ProtocolError, Server, type ServerContext } from "@modelcontextprotocol/server";
 import type { BaseContext } from "../../core/registry.js";
-import { handleMethod, type MethodEnv, type ServerNotification, supportedMethods } from "./methods-bridge.js";
+import { handleMethod, type MethodEnv, type ServerNotification, supportedMethods } from "../methods.js";
 
 type ServerOptions = NonNullable<ConstructorParameters<typeof Server>[1]>;
 
-export type ModernServerConfig<Ctx extends BaseContext> = Omit<MethodEnv<Ctx>, "signal" | "notify"> & {
+export type ModernServerConfig<Ctx extends BaseContext> = Omit<
+  MethodEnv<Ctx>,
+  "signal" | "notify" | "session"
+> & {
   /** The v2 SDK's validator (the Worker passes one that needs no `new Function`). */
   jsonSchemaValidator?: ServerOptions["jsonSchemaValidator"];
 };
@@ -35,13 +38,27 @@ const CACHE_HINTS: ServerOptions["cacheHints"] = {
   "resources/read": { ttlMs: 0, cacheScope: "private" },
 };
 
+/**
+ * The SDK's validator checks only what a client answers to an input request (elicitation), which reqlix
+ * never makes; without one the SDK would build ajv for every per-request server.
+ */
+export const NO_INPUT_VALIDATION: NonNullable<ServerOptions["jsonSchemaValidator"]> = {
+  getValidator() {
+    throw new Error("reqlix requests no client input, so it validates none (protocol/modern/server.ts)");
+  },
+};
+
+const ERA_2025_ONLY = new Set(["initialize", "ping", "logging/setLevel"]);
+
 /** The SDK's `setRequestHandler` is typed per spec method; every method here is one of those. */
 type AnyHandler = (request: { params?: Record<string, unknown> }, ctx: ServerContext) => Promise<never>;
 
 export function createModernServer<Ctx extends BaseContext>(config: ModernServerConfig<Ctx>): Server {
   const { compiled } = config;
   const probe: MethodEnv<Ctx> = { ...config, signal: AbortSignal.abort() };
-  const methods = supportedMethods(probe);
+  // 2026-07-28 has no initialize, ping or logging/setLevel: the SDK answers discovery itself, and a request
+  // asks for log messages in its own `_meta`.
+  const methods = supportedMethods(probe).filter((m) => !ERA_2025_ONLY.has(m));
   const server = new Server(config.serverInfo, {
     capabilities: {
       tools: {},

@@ -264,10 +264,10 @@ describe("/mcp transport", () => {
     expect(messages.slice(0, 3).map((m) => m.params?.progress)).toEqual([1, 2, 3]);
   });
 
-  it("tool failures are results with isError: unknown tool, bad arguments naming the field, internal error with the request id", async () => {
+  it("an unknown tool is a protocol error (-32601, as on /api/v1/mcp); a tool's failures are results with isError: bad arguments naming the field, internal error with the request id", async () => {
     const unknown = await mcp(t, "tools/call", { name: "drop_everything", arguments: {} });
-    expect(unknown.body.result.isError).toBe(true);
-    expect(unknown.body.result.content[0].text).toContain('Unknown tool "drop_everything"');
+    expect(unknown.body.error).toMatchObject({ code: -32601, data: { name: "drop_everything" } });
+    expect(unknown.body.error.message).toMatch(/^Unknown tool "drop_everything"\. Available tools: /);
 
     const bad = await mcp(t, "tools/call", {
       name: "get_user_story_requirements",

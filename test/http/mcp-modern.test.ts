@@ -146,6 +146,33 @@ describe("the SDK v2 client pinned to 2026-07-28", () => {
   });
 });
 
+describe("a dual-era SDK v2 client (auto negotiation)", () => {
+  it("lands on 2026-07-28 with its first request: server/discover succeeds, no initialize follows", async () => {
+    const seen: string[] = [];
+    const client = new ClientV2(
+      { name: "reqlix-auto-test", version: "1.0.0" },
+      { versionNegotiation: { mode: "auto" } },
+    );
+    await client.connect(
+      new TransportV2(new URL(`${hosted.url}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${token}` } },
+        fetch: async (input, init) => {
+          const body = typeof init?.body === "string" ? (JSON.parse(init.body) as { method?: string }) : {};
+          if (body.method) seen.push(body.method);
+          return fetch(input, init);
+        },
+      }),
+    );
+    try {
+      expect(client.getProtocolEra()).toBe("modern");
+      expect(seen).toEqual(["server/discover"]);
+      expect((await client.listTools()).tools.length).toBeGreaterThan(0);
+    } finally {
+      await client.close();
+    }
+  });
+});
+
 describe("the SDK v1 client (initialize, 2025-11-25) on the same /mcp", () => {
   it("still connects, calls tools and gets -32002 for a resource that is not there", async () => {
     const client = new Client({ name: "reqlix-legacy-test", version: "1.0.0" });

@@ -20,10 +20,11 @@ const metafile = join(outdir, "meta.json");
 // minified with its own Buffer, jsonc-parser ~12, the engine and formats ~30. Levers for the goal: a
 // Buffer-free CSV parser, error positions without jsonc-parser, zod/mini (zod is ~103 KiB minified).
 // The my-tokens tools and page add 2.4 KiB (203.4 measured after every merge of 2026-11-25).
-// MCP 2026-07-28 through the SDK v2 (@modelcontextprotocol/server, 172 KiB minified with its runtime shims
-// stubbed) adds 49.4 KiB (253.3 measured on branch mcp-modern, from 203.9); the SDK v1 beside it for the
-// 2025 era is 54.6 KiB minified, the lever once v2 serves both eras.
-const DEFAULT_BUDGET_KIB = 254;
+// MCP 2026-07-28 through the SDK v2 (@modelcontextprotocol/server + core, 188 KiB minified with its runtime
+// shims stubbed) adds 47.3 KiB: 238.8 measured on branch mcp-modern after merging protocol-core (191.5 without
+// the 2026-07-28 route). The SDK v1 left in the Worker is 11.2 KiB minified (the request schemas the protocol
+// core checks params with).
+const DEFAULT_BUDGET_KIB = 239;
 const budgetSetting = process.env.REQLIX_WORKER_BUDGET_KIB;
 const budgetKib =
   budgetSetting === undefined || budgetSetting.trim() === "" ? DEFAULT_BUDGET_KIB : Number(budgetSetting);

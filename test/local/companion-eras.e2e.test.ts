@@ -4,10 +4,11 @@
  * connects without initialize; a dual-era SDK v2 client lands on 2026-07-28 at once (its server/discover
  * probe succeeds); the SDK v1 client still connects through initialize.
  */
-import { Client as ClientV2 } from "@modelcontextprotocol/client";
-import { StdioClientTransport as StdioV2 } from "@modelcontextprotocol/client/stdio";
+
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { Client as ClientV2 } from "@modelcontextprotocol/client";
+import { StdioClientTransport as StdioV2 } from "@modelcontextprotocol/client/stdio";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BUNDLE, startCompanion, tempDir } from "../helpers/companion.js";
 

@@ -28,8 +28,9 @@ export interface FacesDeps {
   /** The registries both faces serve; default: the hosted registry. */
   registries?: Registry<HostedContext>[];
   /**
-   * The SDK server's JSON-schema validator. The Worker must pass `new CfWorkerJsonSchemaValidator()`:
-   * the default (ajv) compiles with `new Function`, which workerd forbids.
+   * A JSON-schema validator for an SDK server. Unused since `/mcp` runs no SDK `Server`
+   * (protocol/streamable-http.ts); kept for an SDK-v2 adapter. On the Worker it must not be ajv (ajv
+   * compiles with `new Function`, which workerd forbids).
    */
   jsonSchemaValidator?: import("@modelcontextprotocol/sdk/validation").jsonSchemaValidator;
   /** Node's token cache (AppDeps.tokenCache), emptied when a tool changes credentials. */

@@ -1,6 +1,7 @@
 /**
  * `/mcp`: stateless Streamable HTTP (protocol/streamable-http.ts) over the registry compiled once at app
- * build: a request builds nothing but its answer. GET (a standalone SSE stream) and DELETE (ending a
+ * build: a request builds nothing but its answer. A request in MCP 2026-07-28's envelope goes to the SDK v2
+ * adapter instead (http/mcp-modern.ts). GET (a standalone SSE stream) and DELETE (ending a
  * session) mean nothing without sessions: 405.
  */
 import { Hono } from "hono";
@@ -8,6 +9,7 @@ import type { HostedContext } from "../hosted/context.js";
 import { handleStreamableHttp } from "../protocol/streamable-http.js";
 import type { AppEnv } from "./context.js";
 import { auditFor, compiledFor, type FacesDeps, requestScope } from "./faces-common.js";
+import { modernMcp } from "./mcp-modern.js";
 import { rateLimit } from "./rate-limit.js";
 
 function methodNotAllowed(): Response {
@@ -28,12 +30,16 @@ export function mcpRoute(deps: FacesDeps): Hono<AppEnv> {
   const compiled = compiledFor(deps);
   const audit = auditFor(deps);
   const serverInfo = { name: "reqlix", version: deps.version ?? "0.0.0" };
+  const modern = modernMcp(deps);
   const route = new Hono<AppEnv>();
   if (deps.rateLimiter) route.use("*", rateLimit({ limiter: deps.rateLimiter, logger: deps.logger }));
 
   route.post("/", async (c) => {
+    const text = await c.req.text();
+    const modernBody = await modern.modernBody(c.req.raw, text);
+    if (modernBody) return modern.serve(c, modernBody.parsed);
     const scope = requestScope(c, deps, audit, "mcp");
-    return handleStreamableHttp<HostedContext>(c.req.raw, await c.req.text(), {
+    return handleStreamableHttp<HostedContext>(c.req.raw, text, {
       compiled,
       serverInfo,
       context: scope.context,

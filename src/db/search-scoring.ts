@@ -11,7 +11,8 @@
  * - a phrase's weight (IDF): from its matches in the caller's workspace and the workspace's rows, not the
  *   whole index (the whole index is what made it slow, and other tenants' words should not weigh ours).
  * One phrase ranks exactly as bm25() does (the weight is a constant factor); several rank by the workspace's
- * own word statistics. Lengths are exact up to 16,383 tokens per column (two-byte varints).
+ * own word statistics. Lengths are exact up to 8,191 tokens per column: a varint byte is read as the code
+ * point of a one-byte text, which SQLite gives as is below 0xC0 (longer columns count as ~16,000).
  */
 import { type SQL, sql } from "drizzle-orm";
 import type { Executor } from "./database.js";
@@ -73,8 +74,6 @@ export async function averageRowLength(ex: Executor): Promise<number> {
 export const idf = (rows: number, hits: number) =>
   Math.max(Math.log((rows - hits + 0.5) / (hits + 0.5)), 1e-6);
 
-/** ' 00 01 … FF': the value of a byte is the position of its two hex digits, over 3. */
-const HEX_BYTES = `' ${Array.from({ length: 256 }, (_, i) => i.toString(16).toUpperCase().padStart(2, "0")).join(" ")}'`;
 /** docsize records of this table are at most 3 two-byte + 4 one-byte varints. */
 const SIZE_BYTES = 10;
 
@@ -108,7 +107,7 @@ export function ownScores(o: OwnScoring): SQL {
   const joins = single ? [] : o.phrases.map((_, i) => sql.raw(` JOIN p${i} ON p${i}.rid = c.rid`));
   const freqs = single ? [sql.raw("c.a0 AS a0")] : o.phrases.map((_, i) => sql.raw(`p${i}.a AS a${i}`));
   const bytes = Array.from({ length: SIZE_BYTES }, (_, i) =>
-    sql.raw(`(instr(${HEX_BYTES}, ' ' || substr(h, ${2 * i + 1}, 2)) - 1) / 3 AS b${i}`),
+    sql.raw(`min(coalesce(unicode(CAST(substr(sz, ${i + 1}, 1) AS TEXT)), 0), 255) AS b${i}`),
   );
   // A varint byte ≥ 0x80 is the high part of a two-byte value: (b - 128) * 128.
   const length = sql.raw(
@@ -120,7 +119,7 @@ export function ownScores(o: OwnScoring): SQL {
   });
   parts.push(sql`,
     z AS MATERIALIZED (
-      SELECT c.rid, c.exact, ${sql.join(freqs, sql`, `)}, hex(ds.sz) AS h
+      SELECT c.rid, c.exact, ${sql.join(freqs, sql`, `)}, ds.sz AS sz
       FROM c ${sql.join(joins, sql``)} JOIN search_fts_docsize ds ON ds.id = c.rid),
     y AS MATERIALIZED (SELECT *, ${sql.join(bytes, sql`, `)} FROM z),
     x AS (SELECT *, ${length} AS d FROM y),

@@ -46,12 +46,14 @@ beforeAll(async () => {
   small = await h.member("sam", "viewer", "small");
   client = await h.connect(small);
   // Frequencies and lengths vary, so the order has something to show: "alpha" 0–3 times in the text,
-  // in every 7th title, texts of different lengths; "beta" in every 3rd row.
+  // in every 7th title, texts of different lengths (every 5th over 128 words: a two-byte length in FTS5's
+  // docsize record); "beta" in every 3rd row.
   await seed(
     small,
     240,
     (n) => (n % 7 === 0 ? `Alpha title ${n}` : `Rule ${n}`),
-    (n) => `${"alpha ".repeat(n % 4)}${n % 3 === 0 ? "beta " : ""}${"filler ".repeat(n % 11)}item ${n}`,
+    (n) =>
+      `${"alpha ".repeat(n % 4)}${n % 3 === 0 ? "beta " : ""}${"filler ".repeat(n % 11)}${n % 5 === 0 ? "long ".repeat(120 + n) : ""}item ${n}`,
   );
 }, 120_000);
 

@@ -16,14 +16,13 @@ const metafile = join(outdir, "meta.json");
 // drizzle's Postgres enum check and relational queries and the rest of package.json left; 392 before
 // minifying and dropping ajv and zod's locales); the web app adds 21.1 KiB (169.9 measured after merging its
 // pages, graph page (dagre runs in the browser script, not here), baselines, docsets and audit pages);
-// interchange (issue 15) adds 31 KiB (200.9 measured after its merge): csv-parse's browser build ~51 KiB
-// minified with its own Buffer, jsonc-parser ~12, the engine and formats ~30. Levers for the goal: a
-// Buffer-free CSV parser, error positions without jsonc-parser, zod/mini (zod is ~103 KiB minified).
-// The my-tokens tools and page add 2.4 KiB (203.4 measured after every merge of 2026-11-25). Our own CSV
-// reader and JSON error locator instead of csv-parse and jsonc-parser: 203.9 → 187.3 (2026-11-25; budget =
-// measured, rounded up, + 2). zod is ~103 KiB minified, but the MCP SDK's server and transport alone pull 97 KiB
-// of it (classic zod/v4 schemas): zod/mini in our code could save at most ~6. `--top 15` lists the largest inputs.
-const DEFAULT_BUDGET_KIB = 190;
+// interchange (issue 15) adds 31 KiB (200.9 measured after its merge); the my-tokens tools and page 2.4
+// (203.4). Our own CSV reader and JSON error locator instead of csv-parse's browser build (~51 KiB minified)
+// and jsonc-parser (~12): 203.9 → 187.3; search scoring and snippets (issue 16) +1.7: 189.0 measured on
+// 2026-11-25 (budget: measured, rounded up, + 2). zod is ~103 KiB minified, but the MCP SDK's server and
+// transport alone pull 97 KiB of it (classic zod/v4 schemas): zod/mini in our code could save at most ~6.
+// `npm run build:worker -- --top 15` lists the largest inputs.
+const DEFAULT_BUDGET_KIB = 192;
 const budgetSetting = process.env.REQLIX_WORKER_BUDGET_KIB;
 const budgetKib =
   budgetSetting === undefined || budgetSetting.trim() === "" ? DEFAULT_BUDGET_KIB : Number(budgetSetting);

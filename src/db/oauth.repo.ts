@@ -194,6 +194,7 @@ export async function revokeGrant(tx: Tx, grantId: number, at: string): Promise<
 /** Who an access token acts as: its grant's principal token (a TokenPrincipal) plus the token's own facts. */
 export interface AccessPrincipal extends TokenPrincipal {
   resource: string;
+  scope: string;
   accessExpiresAt: string;
   accessRevokedAt: string | null;
   grantRevokedAt: string | null;
@@ -204,6 +205,7 @@ export async function findAccessPrincipal(ex: Executor, hash: string): Promise<A
     .select({
       ...TOKEN_PRINCIPAL_COLUMNS,
       resource: oauthGrants.resource,
+      scope: oauthGrants.scope,
       accessExpiresAt: oauthTokens.expiresAt,
       accessRevokedAt: oauthTokens.revokedAt,
       grantRevokedAt: oauthGrants.revokedAt,

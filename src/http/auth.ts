@@ -116,7 +116,7 @@ async function authenticateAccessToken(
   }
   const result = principalAuth(found, now);
   if (!result.ok) return result;
-  return { ...result, auth: { ...result.auth, isOwner: false }, token };
+  return { ...result, auth: { ...result.auth, isOwner: false, oauthScopes: found.scope.split(" ") }, token };
 }
 
 /**

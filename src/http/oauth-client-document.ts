@@ -16,6 +16,8 @@ export interface DocumentOptions {
   /** Accept http:// and https:// on loopback hosts (tests serve the document locally). */
   allowLoopback?: boolean;
   fetch?: typeof fetch;
+  /** Default DOCUMENT_TIMEOUT_MS. */
+  timeoutMs?: number;
 }
 
 /** Does this client_id ask for a metadata document (an URL) rather than a registered client? */
@@ -81,7 +83,7 @@ export async function fetchClientDocument(
 ): Promise<DocumentResult> {
   const problem = documentUrlProblem(clientId, options);
   if (problem) return { ok: false, error: problem };
-  const signal = AbortSignal.timeout(DOCUMENT_TIMEOUT_MS);
+  const signal = AbortSignal.timeout(options.timeoutMs ?? DOCUMENT_TIMEOUT_MS);
   let text: string;
   try {
     const res = await (options.fetch ?? fetch)(clientId, {
@@ -110,8 +112,11 @@ export async function fetchClientDocument(
     }
     text = await readCapped(res, MAX_DOCUMENT_BYTES, signal);
   } catch (error) {
-    const reason =
-      error instanceof Error && error.name === "TimeoutError" ? "timed out" : "could not be fetched";
+    const reason = signal.aborted
+      ? "timed out"
+      : error instanceof Error && error.message === "too large"
+        ? `is larger than ${MAX_DOCUMENT_BYTES} bytes`
+        : "could not be fetched";
     return { ok: false, error: `The client metadata document ${reason}.` };
   }
   let json: unknown;

@@ -5,8 +5,8 @@
  * token's role ceiling).
  */
 import type { Context, MiddlewareHandler } from "hono";
-import { carriesOwnerPowers } from "../core/owner-powers.js";
 import { isAccessToken, resourceMetadataUrl, resourceOf } from "../core/oauth.js";
+import { carriesOwnerPowers } from "../core/owner-powers.js";
 import { minRole } from "../core/roles.js";
 import { hashToken, isWellFormedToken } from "../core/tokens.js";
 import type { Database } from "../db/database.js";

@@ -7,9 +7,9 @@
  */
 import {
   CHALLENGE_PATTERN,
+  type ClientMetadata,
   CODE_PREFIX,
   CODE_TTL_MS,
-  type ClientMetadata,
   parseScope,
   randomSecret,
   resourceOf,

@@ -5,6 +5,9 @@
  * the client's callback, a listener on loopback (startCallbackServer). Used against Node and the
  * Worker alike (test/web/oauth-browser.test.ts, test/workers/oauth-worker.test.ts).
  */
+
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { auth, type OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -13,8 +16,6 @@ import type {
   OAuthClientMetadata,
   OAuthTokens,
 } from "@modelcontextprotocol/sdk/shared/auth.js";
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { expect } from "vitest";
 import type { WebPage } from "../web/browser.js";
 

@@ -5,8 +5,9 @@
  * the bundle `wrangler deploy` would upload. Client ID metadata documents are covered on Node only: workerd
  * cannot be told to trust the test's self-signed loopback certificate.
  */
-import { auth } from "@modelcontextprotocol/sdk/client/auth.js";
+
 import { createClient } from "@libsql/client";
+import { auth } from "@modelcontextprotocol/sdk/client/auth.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   authorizeSdkClient,

@@ -8,7 +8,6 @@
 import { html } from "hono/html";
 import { type Scope, scopeRole } from "../../core/oauth.js";
 import { minRole } from "../../core/roles.js";
-import { issuerOf } from "../../http/oauth-common.js";
 import {
   AUTHORIZE_PARAMS,
   type AuthorizeCheck,
@@ -18,12 +17,13 @@ import {
   checkAuthorizeRequest,
   deny,
 } from "../../http/oauth-authorize.js";
+import { issuerOf } from "../../http/oauth-common.js";
 import { listAuthorizedClients, revokeAuthorizedClient } from "../../http/oauth-grants.js";
 import type { WebDeps } from "../context.js";
 import { csrfField, notice } from "../layout.js";
-import { policyWithFormAction } from "../security.js";
 import type { PageContext } from "../page.js";
 import type { PageModule } from "../routes.js";
+import { policyWithFormAction } from "../security.js";
 import { empty, when } from "../view.js";
 
 const SCOPE_TEXT: Record<Scope, string> = {

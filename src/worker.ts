@@ -42,6 +42,8 @@ export interface Env {
   ADMIN_RATE_LIMITER?: RateLimit;
   /** Admin API requests per minute per token when there is no rate-limit binding (counted per isolate). */
   REQLIX_ADMIN_RATE_LIMIT?: string;
+  /** The public origin, the OAuth issuer, when a proxy hides it (default: the request's origin). */
+  REQLIX_PUBLIC_URL?: string;
 }
 
 /** Period of the `[[ratelimits]]` binding in wrangler.toml, in seconds (Retry-After when refused). */
@@ -126,6 +128,7 @@ export function workerDeps(env: Env): CreateAppDeps {
     audit: requestScopedAuditSink(database, logger),
     version,
     allowedOrigins: list(env.REQLIX_ALLOWED_ORIGINS),
+    ...(env.REQLIX_PUBLIC_URL?.trim() ? { publicUrl: env.REQLIX_PUBLIC_URL.trim() } : {}),
     rateLimiter,
     adminRateLimiter,
     // The SDK's default validator (ajv) compiles with `new Function`, which workerd forbids (DESIGN).

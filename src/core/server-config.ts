@@ -78,6 +78,12 @@ const schema = z.object({
   REQLIX_RATE_LIMIT: z.string().optional(),
   REQLIX_ADMIN_RATE_LIMIT: z.string().optional(),
   REQLIX_TRUSTED_PROXIES: trustedProxies,
+  // The OAuth issuer behind a proxy (issue 12): tokens are bound to `<it>/mcp`.
+  REQLIX_PUBLIC_URL: z
+    .string()
+    .trim()
+    .regex(/^https?:\/\/[^/?#\s]+\/?$/, "must be an origin like https://reqlix.example.com (no path)")
+    .optional(),
   REQLIX_LOG_LEVEL: z
     .enum(["debug", "info", "warn", "error"], { error: "must be debug, info, warn or error" })
     .default("info"),

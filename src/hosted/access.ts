@@ -13,9 +13,21 @@ import type { HostedContext } from "./context.js";
 
 export function requireRole(ctx: HostedContext, needed: Role, what: string): void {
   if (roleAtLeast(ctx.auth.role, needed)) return;
+  const scopes = ctx.auth.oauthScopes;
+  const cap = scopes ? ` (capped by this OAuth token's scopes: ${scopes.join(" ")})` : "";
   throw DomainError.forbidden(
-    `Forbidden: ${what} needs the ${needed} role; your role in workspace "${ctx.auth.workspaceSlug}" is ${ctx.auth.role}. ` +
+    `Forbidden: ${what} needs the ${needed} role; your role in workspace "${ctx.auth.workspaceSlug}" is ${ctx.auth.role}${cap}. ` +
       `Ask a workspace admin for the ${needed} role, or use read-only tools.`,
+  );
+}
+
+/** An OAuth client granted only `reqlix:read` writes nothing, whatever its member's role (issue 12). */
+export function requireWriteScope(ctx: HostedContext, what: string): void {
+  const scopes = ctx.auth.oauthScopes;
+  if (scopes === undefined || scopes.includes("reqlix:write") || scopes.includes("reqlix:admin")) return;
+  throw DomainError.forbidden(
+    `Forbidden: ${what} writes, and this OAuth token was granted only ${scopes.join(" ")}. ` +
+      "Connect the client again and allow reqlix:write, or use read-only tools.",
   );
 }
 
@@ -43,6 +55,7 @@ export function hostedTool<I extends AnyZodObject, O>(
     input,
     handler(raw: z.output<I>, ctx: HostedContext) {
       requireRole(ctx, needed, `${def.name}`);
+      if (!def.annotations.readOnlyHint) requireWriteScope(ctx, def.name);
       const { change_note, source, ...own } = raw as z.output<I> & ChangeFields;
       const change = {
         tool: def.name,

@@ -52,7 +52,9 @@ describe("the Worker under wrangler dev", () => {
 
     const missing = await rpc({ jsonrpc: "2.0", id: 2, method: "ping" });
     expect(missing.status).toBe(401);
-    expect(missing.headers.get("www-authenticate")).toBe('Bearer realm="reqlix"');
+    expect(missing.headers.get("www-authenticate")).toBe(
+      `Bearer realm="reqlix", resource_metadata="${worker.url}/.well-known/oauth-protected-resource/mcp"`,
+    );
 
     const unknown = await rpc({ jsonrpc: "2.0", id: 3, method: "ping" }, `rqx_${"x".repeat(40)}`);
     expect(unknown.status).toBe(401);

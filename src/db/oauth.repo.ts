@@ -256,6 +256,8 @@ export async function listGrants(ex: Executor, workspaceId: number, userId: numb
         eq(oauthGrants.workspaceId, workspaceId),
         eq(oauthGrants.userId, userId),
         isNull(oauthGrants.revokedAt),
+        // revoking the grant's principal under My tokens ends the grant as well
+        isNull(tokens.revokedAt),
         exists(issued),
       ),
     )

@@ -336,6 +336,19 @@ describe("the token endpoint", () => {
     expect((await revoke(mine.access_token, client.client_id)).status).toBe(200);
     expect((await mcpPing(mine.access_token)).status).toBe(401);
   });
+  it("a grant whose principal was revoked under My tokens leaves Connected apps too", async () => {
+    const app = await registerClient(server.url, "http://127.0.0.1:61998/callback", {
+      client_name: "Revoked elsewhere",
+    });
+    const granted = await grantTokens(server.url, web, app);
+    expect((await web.get("/authorized-clients")).text).toContain("Revoked elsewhere");
+    const page = (await web.get("/tokens")).text;
+    const id = /action="\/tokens\/(\d+)\/revoke"[^]*?OAuth: Revoked elsewhere/.exec(page)?.[1];
+    expect(id, "the grant's row under My tokens").toBeDefined();
+    expect((await web.post(`/tokens/${id}/revoke`)).status).toBe(303);
+    expect((await mcpPing(granted.access_token)).status).toBe(401);
+    expect((await web.get("/authorized-clients")).text).not.toContain("Revoked elsewhere");
+  });
 });
 
 describe("dynamic client registration", () => {

@@ -343,7 +343,7 @@ describe("the token endpoint", () => {
     const granted = await grantTokens(server.url, web, app);
     expect((await web.get("/authorized-clients")).text).toContain("Revoked elsewhere");
     const page = (await web.get("/tokens")).text;
-    const form = page.split("<form").find((f) => f.includes("OAuth: Revoked elsewhere"));
+    const form = page.split("<form").find((f) => f.includes('aria-label="Revoke: OAuth: Revoked elsewhere"'));
     const id = /action="\/tokens\/(\d+)\/revoke"/.exec(form ?? "")?.[1];
     expect(id, "the grant's row under My tokens").toBeDefined();
     expect((await web.post(`/tokens/${id}/revoke`)).status).toBe(303);

@@ -78,11 +78,16 @@ export interface InterchangeFormat {
   parse(input: ImportInput): Promise<InterchangeDocument>;
 }
 
-/** An `ImportInput` over bytes already in memory (the CLI, tests). */
-export function importInputOf(data: Uint8Array | string, fileName?: string): ImportInput {
+/** An `ImportInput` over bytes already in memory (the CLI, tests); `options` as the route's query parameters. */
+export function importInputOf(
+  data: Uint8Array | string,
+  fileName?: string,
+  options?: Readonly<Record<string, string>>,
+): ImportInput {
   const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data;
   return {
     ...(fileName !== undefined ? { fileName } : {}),
+    ...(options !== undefined ? { options } : {}),
     bytes: async () => bytes,
     text: async () => decodeUtf8(bytes),
     stream: () =>

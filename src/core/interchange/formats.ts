@@ -41,6 +41,17 @@ export interface ExportSource {
   acceptanceCriteria(): AsyncIterable<CriterionDoc>;
   relationships(): AsyncIterable<RelationshipDoc>;
   comments(): AsyncIterable<CommentDoc>;
+  /**
+   * The same lists as JSON text, one string per item, each exactly `JSON.stringify` of the item the object
+   * list yields (a database source has SQLite build it): the JSON export writes them as they are.
+   */
+  json?: {
+    epics(): AsyncIterable<string>;
+    userStories(): AsyncIterable<string>;
+    requirements(): AsyncIterable<string>;
+    acceptanceCriteria(): AsyncIterable<string>;
+    relationships(): AsyncIterable<string>;
+  };
   /** Present only when the caller asked for baselines. */
   baselines?(): AsyncIterable<BaselineDoc>;
   /** The stories of one epic, the requirements and criteria of one story (by reference id), in order. */

@@ -128,6 +128,9 @@ export async function measureServerImport(mb: number): Promise<ServerImportMemor
         REQLIX_LOG_LEVEL: "warn",
         REQLIX_DB_URL: `file:${join(dir, "server.db")}`,
         REQLIX_BOOTSTRAP_TOKEN: token,
+        // The body is read as the parser consumes it: under load, 100 MB take longer than the default 30 s
+        // allowed to receive a request (which then cuts the connection).
+        REQLIX_REQUEST_TIMEOUT_MS: "900000",
       },
       stdio: ["ignore", "pipe", "pipe"],
     });
@@ -170,7 +173,10 @@ export async function measureServerImport(mb: number): Promise<ServerImportMemor
         },
         body,
       });
-      const report = (await res.json()) as { counts?: { create: number } };
+      const answer = await res.text();
+      if (res.status !== 200 || answer === "")
+        throw new Error(`import: ${res.status} ${answer.slice(0, 500)}\nserver output:\n${out.slice(-2000)}`);
+      const report = JSON.parse(answer) as { counts?: { create: number } };
       const ms = performance.now() - t0;
       clearInterval(sampler);
       sample();

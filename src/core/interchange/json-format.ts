@@ -14,13 +14,21 @@ import {
 } from "./formats.js";
 import { jsonPathOffset, jsonSyntaxProblem } from "./json-locate.js";
 
-/** Writes `items` as the members of a JSON array, one per line; `first` says whether the array is empty. */
-async function writeArray(out: ExportWriter, key: string, items: AsyncIterable<unknown>): Promise<void> {
+/**
+ * Writes `items` as the members of a JSON array, one per line; `first` says whether the array is empty.
+ * `serialized`: the items are already JSON text (`ExportSource.json`).
+ */
+async function writeArray(
+  out: ExportWriter,
+  key: string,
+  items: AsyncIterable<unknown>,
+  serialized = false,
+): Promise<void> {
   await out.write(`,\n${JSON.stringify(key)}:[`);
   let first = true;
   let batch = "";
   for await (const item of items) {
-    batch += `${first ? "\n" : ",\n"}${JSON.stringify(item)}`;
+    batch += `${first ? "\n" : ",\n"}${serialized ? (item as string) : JSON.stringify(item)}`;
     first = false;
     // Chunks of ~64 KiB: few writes, flat memory.
     if (batch.length > 65_536) {
@@ -43,11 +51,17 @@ export async function exportJson(source: ExportSource, out: ExportWriter): Promi
   await out.write(JSON.stringify(head).slice(0, -1));
   await writeArray(out, "requirement_types", fromArray(h.requirement_types));
   await writeArray(out, "relationship_types", fromArray(h.relationship_types));
-  await writeArray(out, "epics", source.epics());
-  await writeArray(out, "user_stories", source.userStories());
-  await writeArray(out, "requirements", source.requirements());
-  await writeArray(out, "acceptance_criteria", source.acceptanceCriteria());
-  await writeArray(out, "relationships", source.relationships());
+  const json = source.json;
+  await writeArray(out, "epics", json?.epics() ?? source.epics(), json !== undefined);
+  await writeArray(out, "user_stories", json?.userStories() ?? source.userStories(), json !== undefined);
+  await writeArray(out, "requirements", json?.requirements() ?? source.requirements(), json !== undefined);
+  await writeArray(
+    out,
+    "acceptance_criteria",
+    json?.acceptanceCriteria() ?? source.acceptanceCriteria(),
+    json !== undefined,
+  );
+  await writeArray(out, "relationships", json?.relationships() ?? source.relationships(), json !== undefined);
   await writeArray(out, "comments", source.comments());
   if (source.baselines) await writeArray(out, "baselines", source.baselines());
   await out.write("\n}\n");

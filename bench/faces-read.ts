@@ -2,7 +2,7 @@
  * The cost of the faces (issue 3 item 11): the same repository read (getEpic) served
  *   (a) by a bare Hono route,
  *   (b) as tools/call get_epic on POST /api/v1/mcp,
- *   (c) as tools/call get_epic on /mcp (fresh SDK server + transport per request),
+ *   (c) as tools/call get_epic on /mcp (protocol/streamable-http.ts: no SDK server or transport per request),
  * all three behind the same app middleware (request id, body limit, Origin/Host check, token auth), over
  * real HTTP (@hono/node-server in a child process, so the load generator does not share its event loop).
  * (b) and (c) also write their audit rows, as in production, and all three share the production token cache

@@ -5,9 +5,12 @@
  *       workspace, measured in the same run alternately, is the baseline (target ratio ≤ 2, i.e. 6 s ÷ 3 s).
  *   (b) heap growth during the ReqIF export (sampled every 20 ms), against the file's size.
  *   (c) ReqIF import of that file as a dry run (parse + plan against an empty workspace), against the export.
+ *   (d) a generated `--server-mb` (100) MB ReqIF file applied through a real server process
+ *       (`POST /api/v1/import?format=reqif&dry_run=false` on dist/server/node.js): its resident-set growth over
+ *       the idle server, target < 200 MB (bench/reqif-server-memory.ts). `--server-mb 0` skips it.
  * Prints a table and writes bench/results/reqif.{json,md}.
  *
- *   npx tsx bench/reqif.ts [--rows 100000] [--runs 3]
+ *   npx tsx bench/reqif.ts [--rows 100000] [--runs 3] [--server-mb 100]
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
@@ -23,9 +26,11 @@ import { migrateDatabase } from "../src/db/migrate.js";
 import { getUserByUsername } from "../src/db/users.repo.js";
 import { findWorkspaceBySlug } from "../src/db/workspaces.repo.js";
 import { median, numberArg } from "./lib.js";
+import { measureServerImport } from "./reqif-server-memory.js";
 
 const ROWS = numberArg("rows", 100_000);
 const RUNS = numberArg("runs", 3);
+const SERVER_MB = numberArg("server-mb", 100);
 const STORIES = Math.max(1, Math.round(ROWS / 100));
 const EPICS = 10;
 
@@ -114,6 +119,9 @@ const parseMs = performance.now() - t0;
 const plan = await database.read((db) => planImport(db, empty.id, doc, { createTypes: true }));
 const importMs = performance.now() - t0;
 
+// (d) the memory of a real server applying a big ReqIF file.
+const server = SERVER_MB > 0 ? await measureServerImport(SERVER_MB) : undefined;
+
 const mb = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MB`;
 const reqif = median(reqifMs);
 const json = median(jsonMs);
@@ -136,6 +144,16 @@ const rows = [
     target: "reported (JSON import target: ≤ 3× its export)",
     met: plan.errors.length === 0,
   },
+  ...(server
+    ? [
+        {
+          case: `(d) server memory: a ${mb(server.fileBytes)} ReqIF file (${server.requirements.toLocaleString("en")} requirements) applied through POST /api/v1/import by a real server process`,
+          measured: `resident set +${mb(server.growth)} over the idle server's ${mb(server.idleRss)} (anonymous +${mb(server.anonGrowth)}); ${server.created.toLocaleString("en")} created in ${(server.ms / 1000).toFixed(1)} s`,
+          target: "< 200 MB growth",
+          met: server.growth < 200 * 1024 * 1024,
+        },
+      ]
+    : []),
 ];
 console.table(rows);
 const load = loadavg()[0]?.toFixed(2);

@@ -19,7 +19,7 @@ const entries = [
 // - zod re-exports all ~40 message locales as a namespace nobody here uses; only `en` (zod's default) stays.
 // - the SDK's Server validates JSON schemas (elicitation results) with ajv, which it imports eagerly; the
 //   companion gets the SDK's own @cfworker/json-schema provider instead: same interface, a fraction of the code,
-//   and no `new Function`.
+//   and no `new Function`. The SDK v2's shims would bring ajv back as its default: they are replaced too.
 export const slimStartup = {
   name: "slim-startup",
   setup(b) {
@@ -37,6 +37,19 @@ export const slimStartup = {
         ? { path: resolve(args.resolveDir, args.path), namespace: "mcp-validator" }
         : undefined,
     );
+    // The SDK v2 (MCP 2026-07-28 on stdio) picks ajv as its default validator through its runtime shims; the
+    // companion always passes its own (it requests no client input), so only `process` is kept.
+    b.onResolve({ filter: /^@modelcontextprotocol\/server\/_shims$/ }, () => ({
+      path: "mcp-server-shims",
+      namespace: "mcp-server-shims",
+    }));
+    b.onLoad({ filter: /.*/, namespace: "mcp-server-shims" }, () => ({
+      contents:
+        'export { default as process } from "node:process";\n' +
+        "export class DefaultJsonSchemaValidator { constructor() { throw new Error(" +
+        '"the SDK v2 default validator is not bundled: pass jsonSchemaValidator (protocol/modern/server.ts)"); } }',
+      loader: "js",
+    }));
     b.onLoad({ filter: /.*/, namespace: "mcp-validator" }, (args) => ({
       contents:
         'export { CfWorkerJsonSchemaValidator as AjvJsonSchemaValidator } from "./cfworker-provider.js";',

@@ -70,9 +70,6 @@ export async function buildServer() {
     sourcemap: "linked",
     legalComments: "none",
     external: ["libsql"],
-    // jsonc-parser's "main" is a UMD build whose require("./impl/format") calls esbuild cannot follow;
-    // its ESM build bundles.
-    alias: { "jsonc-parser": join(root, "node_modules", "jsonc-parser", "lib", "esm", "main.js") },
     logLevel: "warning",
     // zod's unused locales and the SDK's ajv (it validates only elicitation answers, which the server
     // never asks for) are left out, as in the companion.

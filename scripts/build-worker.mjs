@@ -16,11 +16,16 @@ const metafile = join(outdir, "meta.json");
 // drizzle's Postgres enum check and relational queries and the rest of package.json left; 392 before
 // minifying and dropping ajv and zod's locales); the web app adds 21.1 KiB (169.9 measured after merging its
 // pages, graph page (dagre runs in the browser script, not here), baselines, docsets and audit pages);
-// interchange (issue 15) adds 31 KiB (200.9 measured after its merge): csv-parse's browser build ~51 KiB
-// minified with its own Buffer, jsonc-parser ~12, the engine and formats ~30. Levers for the goal: a
-// Buffer-free CSV parser, error positions without jsonc-parser, zod/mini (zod is ~103 KiB minified).
-// The my-tokens tools and page add 2.4 KiB (203.4 measured after every merge of 2026-11-25).
-const DEFAULT_BUDGET_KIB = 205;
+// interchange (issue 15) adds 31 KiB (200.9 measured after its merge); the my-tokens tools and page 2.4
+// (203.4). Our own CSV reader and JSON error locator instead of csv-parse's browser build (~51 KiB minified)
+// and jsonc-parser (~12): 203.9 → 187.3; search scoring and snippets (issue 16) +1.7: 189.0.
+// MCP 2026-07-28 through the SDK v2 (@modelcontextprotocol/server + core, 188 KiB minified with its runtime
+// shims stubbed) adds 47.3 KiB (238.8 measured on branch mcp-modern after merging protocol-core, 191.5 without
+// the 2026-07-28 route). The SDK v1 left in the Worker is 11.2 KiB minified (the request schemas the protocol
+// core checks params with). zod is ~103 KiB minified, most of it pulled by the SDKs.
+// After merging all three: 224.0. The OAuth 2.1 authorization server (issue 12 item 3) +8.5 KiB: 232.5.
+// `npm run build:worker -- --top 15` lists the largest inputs. Budget: measured, rounded up, + 2.
+const DEFAULT_BUDGET_KIB = 235;
 const budgetSetting = process.env.REQLIX_WORKER_BUDGET_KIB;
 const budgetKib =
   budgetSetting === undefined || budgetSetting.trim() === "" ? DEFAULT_BUDGET_KIB : Number(budgetSetting);
@@ -90,6 +95,7 @@ const stubImporters = {
   "src/worker-stubs/drizzle-relations.ts":
     /^node_modules\/drizzle-orm\/(sqlite-core\/dialect|sqlite-core\/db|libsql\/driver-core)\.js$/,
   "src/worker-stubs/reqif-entry.ts": /^src\/core\/interchange\/registry\.ts$/,
+  "src/worker-stubs/mcp-server-shims.ts": /^node_modules\/@modelcontextprotocol\/server\/dist\//,
 };
 const meta = JSON.parse(readFileSync(metafile, "utf8"));
 const strangers = Object.entries(meta.inputs).flatMap(([input, { imports }]) =>
@@ -115,6 +121,15 @@ for (const file of files) {
   gzip += gzipSync(bytes, { level: 9 }).length;
 }
 const kib = (n) => `${(n / 1024).toFixed(1)} KiB`;
+const topArg = process.argv.indexOf("--top");
+if (topArg !== -1) {
+  const inputs = Object.values(meta.outputs).flatMap((output) =>
+    Object.entries(output.inputs).map(([input, { bytesInOutput }]) => [input, bytesInOutput]),
+  );
+  const top = inputs.sort((a, b) => b[1] - a[1]).slice(0, Number(process.argv[topArg + 1]) || 15);
+  console.log("Largest inputs (minified bytes in the bundle):");
+  for (const [input, bytes] of top) console.log(`${kib(bytes).padStart(10)}  ${input}`);
+}
 // Workers limits: 3 MiB gzipped on the Free plan, 10 MiB on Paid.
 console.log(
   `Worker bundle (dist/worker: ${files.join(", ")}): ${kib(raw)}, gzip ${kib(gzip)} (budget ${budgetKib} KiB gzip; Free plan limit 3072 KiB).`,

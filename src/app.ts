@@ -22,6 +22,9 @@ import {
 import { errorJson } from "./http/json-errors.js";
 import { jsonRpcRoute } from "./http/jsonrpc-route.js";
 import { mcpRoute } from "./http/mcp-route.js";
+import { issuerOf } from "./http/oauth-common.js";
+import { oauthRoutes } from "./http/oauth-route.js";
+import { oauthTokenRoutes } from "./http/oauth-token-route.js";
 import { onError } from "./http/on-error.js";
 import { originCheck } from "./http/origin-check.js";
 import { rateLimitFailedAuth } from "./http/rate-limit.js";
@@ -77,9 +80,19 @@ export function createApp(deps: CreateAppDeps): Hono<AppEnv> {
     ...(deps.clock ? { clock: deps.clock } : {}),
     ...(deps.tokenCache ? { tokenCache: deps.tokenCache } : {}),
   });
-  for (const path of PROTECTED_PATHS) app.use(path, auth);
+  // The MCP faces also take OAuth access tokens bound to `<issuer>/mcp`; their 401s name the metadata.
+  const mcpAuth = requireToken({
+    database: deps.database,
+    logger: deps.logger,
+    ...(deps.clock ? { clock: deps.clock } : {}),
+    ...(deps.tokenCache ? { tokenCache: deps.tokenCache } : {}),
+    oauthIssuer: (c) => issuerOf(c, deps.publicUrl),
+  });
+  for (const path of PROTECTED_PATHS) app.use(path, MCP_PATHS.includes(path) ? mcpAuth : auth);
 
   app.route("/", healthRoute(deps));
+  app.route("/", oauthRoutes(deps));
+  app.route("/", oauthTokenRoutes(deps));
   app.route("/api/v1/admin", adminRoute(deps));
   app.route(TRACES_PATH, tracesRoute(deps));
   app.route("/", interchangeRoutes(deps));

@@ -134,6 +134,7 @@ async function main(): Promise<void> {
     adminRateLimiter: new MemoryRateLimiter({ limit: adminRateLimit }),
     trustedProxies: config.REQLIX_TRUSTED_PROXIES,
     ...(config.REQLIX_DEFAULT_TOOLSETS ? { defaultToolsets: config.REQLIX_DEFAULT_TOOLSETS } : {}),
+    ...(config.REQLIX_PUBLIC_URL ? { publicUrl: config.REQLIX_PUBLIC_URL } : {}),
     assets: nodeAssets(),
     // One process serves this database's admin API: revocations and role changes made through it empty the
     // cache at once; the admin CLI's are seen within the cache's 2 s (token-cache.ts).

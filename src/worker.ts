@@ -44,6 +44,8 @@ export interface Env {
   REQLIX_ADMIN_RATE_LIMIT?: string;
   /** Toolsets of an MCP connection that names none (default: the registry's default toolsets). */
   REQLIX_DEFAULT_TOOLSETS?: string;
+  /** The public origin, the OAuth issuer, when a proxy hides it (default: the request's origin). */
+  REQLIX_PUBLIC_URL?: string;
 }
 
 /** Period of the `[[ratelimits]]` binding in wrangler.toml, in seconds (Retry-After when refused). */
@@ -129,6 +131,7 @@ export function workerDeps(env: Env): CreateAppDeps {
     version,
     allowedOrigins: list(env.REQLIX_ALLOWED_ORIGINS),
     ...(env.REQLIX_DEFAULT_TOOLSETS ? { defaultToolsets: env.REQLIX_DEFAULT_TOOLSETS } : {}),
+    ...(env.REQLIX_PUBLIC_URL?.trim() ? { publicUrl: env.REQLIX_PUBLIC_URL.trim() } : {}),
     rateLimiter,
     adminRateLimiter,
     // The SDK's default validator (ajv) compiles with `new Function`, which workerd forbids (DESIGN).

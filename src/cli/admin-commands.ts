@@ -53,9 +53,10 @@ Commands (database: --db URL, else REQLIX_DB_URL, else ${DEFAULT_DB_URL}; auth t
   owner-revoke --username U                       take ownership away from U (never from the last owner)
   export --workspace W --format F [--epic EP-001] [--out FILE]
                                                   export a workspace or one epic (stdout without --out)
-  import --workspace W --format F --file FILE [--apply] [--username U]
+  import --workspace W --format F --file FILE [--apply] [--username U] [--epic-depth auto|0-9]
                                                   plan an import (dry run) or --apply it in one transaction;
-                                                  revisions record U (default: the first owner) and FILE
+                                                  revisions record U (default: the first owner) and FILE;
+                                                  --epic-depth: ReqIF's hierarchy rule (epic_depth, default auto)
 Formats: ${formatNames().join(", ")} (docs/interchange.md).
 Roles: viewer, editor, admin. --workspace defaults to "default". Output is JSON.
 Ownership is a flag on the user, changed only here: no token, not even an owner's, can change it. An owner's
@@ -81,6 +82,7 @@ const OPTIONS = {
   out: { type: "string" },
   file: { type: "string" },
   apply: { type: "boolean" },
+  "epic-depth": { type: "string" },
   help: { type: "boolean", short: "h" },
 } as const;
 
@@ -233,13 +235,20 @@ async function run(command: string, values: Values, database: Database, io: CliI
     }
     case "import": {
       required(values, ["format", "file"]);
+      const depth = values["epic-depth"];
+      if (depth !== undefined && values.format !== "reqif") {
+        throw DomainError.invalid(`--epic-depth sets ReqIF's hierarchy rule; use it with --format reqif.`, [
+          { field: "epic_depth", message: "sets ReqIF's hierarchy rule: use it with --format reqif" },
+        ]);
+      }
       const caller = await cliCaller(database, values);
       const path = values.file as string;
       const report = await importOp(
         database,
         caller,
         { format: values.format as string, dryRun: values.apply !== true },
-        importInputOf(readFileSync(path), basename(path)),
+        // The HTTP route's query parameter of the same name (docs/interchange.md, the hierarchy rule).
+        importInputOf(readFileSync(path), basename(path), depth === undefined ? {} : { epic_depth: depth }),
       );
       print(report);
       return;

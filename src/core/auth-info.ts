@@ -18,4 +18,10 @@ export interface AuthInfo {
    * legitimately hold (http/auth.ts carriesOwnerPowers).
    */
   isOwner: boolean;
+  /**
+   * Present when the caller is an OAuth client (issue 12): the scopes the member granted it. The role is
+   * already capped by them; besides, a client without `reqlix:write` or `reqlix:admin` may call no write
+   * tool (not even those a viewer may), and no client mints personal access tokens (hosted/access.ts).
+   */
+  oauthScopes?: readonly string[];
 }

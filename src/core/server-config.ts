@@ -80,6 +80,12 @@ const schema = z.object({
   REQLIX_TRUSTED_PROXIES: trustedProxies,
   /** Toolsets of an MCP connection that names none (checked against the registry when the app is built). */
   REQLIX_DEFAULT_TOOLSETS: z.string().optional(),
+  // The OAuth issuer behind a proxy (issue 12): tokens are bound to `<it>/mcp`.
+  REQLIX_PUBLIC_URL: z
+    .string()
+    .trim()
+    .regex(/^https?:\/\/[^/?#\s]+\/?$/, "must be an origin like https://reqlix.example.com (no path)")
+    .optional(),
   REQLIX_LOG_LEVEL: z
     .enum(["debug", "info", "warn", "error"], { error: "must be debug, info, warn or error" })
     .default("info"),

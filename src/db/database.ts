@@ -27,6 +27,12 @@ export interface Database {
   /** Runs a read. On a single-connection database (`:memory:`) it waits for the write queue. */
   read<T>(fn: (db: Executor) => Promise<T>): Promise<T>;
   /**
+   * Runs `fn` in one read transaction: every query of `fn` sees the same snapshot of the database, whatever
+   * commits meanwhile (an export reads a workspace page by page). Holds a connection until `fn` settles;
+   * on a single-connection database (`:memory:`) it waits for the write queue like `read`.
+   */
+  snapshot<T>(fn: (db: Executor) => Promise<T>): Promise<T>;
+  /**
    * Runs `fn` in one interactive write transaction (BEGIN IMMEDIATE), one at a time. Everything `fn` does
    * commits together or not at all. After SQLITE_BUSY the client reconnects (embedded client only) and `fn`
    * runs again from the start (up to `busyRetries` times), so `fn` must not have side effects outside the
@@ -165,10 +171,27 @@ export function databaseFromClient(client: Client, options: DatabaseOptions = {}
     return serializeReads ? inWriteQueue(run) : run();
   };
 
+  const snapshot = <T>(fn: (db: Executor) => Promise<T>): Promise<T> => {
+    const run = async () => {
+      const tx = await client.transaction("read");
+      try {
+        // drizzle's own transactions are write transactions: this one runs drizzle over the libSQL
+        // transaction, whose `execute` is all drizzle's queries call.
+        return await fn(drizzle(tx as unknown as Client));
+      } finally {
+        // A read transaction has nothing to commit; ending it releases the connection and its snapshot.
+        await tx.rollback().catch(() => undefined);
+        tx.close();
+      }
+    };
+    return serializeReads ? inWriteQueue(run) : run();
+  };
+
   return {
     db,
     client,
     read,
+    snapshot,
     write,
     async ping() {
       await read((d) => d.run("SELECT 1"));

@@ -104,7 +104,12 @@ export async function getEpic(ex: Executor, workspaceId: number, referenceId: st
 }
 
 /** Epic titles are unique in the workspace, in any case. */
-function refuseDuplicateEpicTitle(ex: Executor, workspaceId: number, title: string, exceptId?: number) {
+export function refuseDuplicateEpicTitle(
+  ex: Executor,
+  workspaceId: number,
+  title: string,
+  exceptId?: number,
+) {
   return refuseDuplicateTitle(
     ex,
     epics,

@@ -24,12 +24,13 @@ import type {
   UserStoryDoc,
 } from "../core/interchange/document.js";
 import { kindOfReference, PREFIXES } from "../core/references.js";
-import { createAcceptanceCriterion, updateAcceptanceCriterion } from "./acceptance-criteria.repo.js";
+import { updateAcceptanceCriterion } from "./acceptance-criteria.repo.js";
 import { addComment } from "./comments.repo.js";
 import { type ReferenceAllocator, referenceAllocator } from "./counters.repo.js";
 import type { Executor, Tx } from "./database.js";
 import type { Actor } from "./entity-support.js";
-import { createEpic, updateEpic } from "./epics.repo.js";
+import { updateEpic } from "./epics.repo.js";
+import { BulkCreator } from "./interchange-bulk.js";
 import {
   commentKey,
   type KindState,
@@ -40,9 +41,9 @@ import {
 } from "./interchange-state.js";
 import { createRelationship } from "./relationships.repo.js";
 import { createRequirementType } from "./requirement-types.repo.js";
-import { createRequirement, updateRequirement } from "./requirements.repo.js";
+import { updateRequirement } from "./requirements.repo.js";
 import { flushRevisions, RevisionBatch } from "./revisions.repo.js";
-import { createUserStory, updateUserStory } from "./user-stories.repo.js";
+import { updateUserStory } from "./user-stories.repo.js";
 
 export type ImportKind =
   | "epic"
@@ -105,10 +106,15 @@ interface Wanted {
   type?: string;
 }
 
-/** One write of the import; `readsHistory`: it reads revisions, so the batched ones are written first. */
+/**
+ * One write of the import. `bulk`: an entity create, collected by the `BulkCreator` and written many rows
+ * per statement; every other step runs after the collected creates are written. `readsHistory`: it reads
+ * revisions, so the batched ones are written first.
+ */
 interface Step {
-  run(tx: Tx, actor: Actor, refs: ReferenceAllocator): Promise<void>;
+  run(tx: Tx, actor: Actor, refs: ReferenceAllocator, creates: BulkCreator): Promise<void>;
   readsHistory?: boolean;
+  bulk?: boolean;
 }
 
 const KINDS: {
@@ -419,38 +425,20 @@ class Planner {
       ...(w.assignee ? { assignee: w.assignee } : {}),
     };
     this.steps.push({
-      run: async (tx, actor, refs) => {
-        const ws = this.workspaceId;
-        const reference_id = refs.allocate(PREFIXES[kind], free ? wantedRef : undefined);
-        const common = { ...fields, origin: { ...origin, reference_id, reference_allocated: true } };
-        const parentRef = parentTarget?.ref as string;
-        const status = w.status as never;
-        let created: { reference_id: string };
-        if (kind === "epic")
-          created = await createEpic(tx, ws, { ...common, status, priority: w.priority ?? 3 }, actor);
-        else if (kind === "user_story")
-          created = await createUserStory(
-            tx,
-            ws,
-            { ...common, epic_id: parentRef, status, priority: w.priority ?? 3 },
-            actor,
-          );
-        else if (kind === "requirement")
-          created = await createRequirement(
-            tx,
-            ws,
-            {
-              ...common,
-              user_story_id: parentRef,
-              status,
-              priority: w.priority ?? 3,
-              type: w.type as string,
-            },
-            actor,
-          );
-        else
-          created = await createAcceptanceCriterion(tx, ws, { ...common, user_story_id: parentRef }, actor);
-        target.ref = created.reference_id;
+      bulk: true,
+      run: async (_tx, _actor, refs, creates) => {
+        const referenceId = refs.allocate(PREFIXES[kind], free ? wantedRef : undefined);
+        await creates.add({
+          kind,
+          referenceId,
+          ...(parentTarget ? { parent: parentTarget.ref as string } : {}),
+          ...fields,
+          ...(w.status !== undefined ? { status: w.status } : {}),
+          ...(kind === "acceptance_criterion" ? {} : { priority: w.priority ?? 3 }),
+          ...(w.type !== undefined ? { type: w.type } : {}),
+          origin,
+        });
+        target.ref = referenceId;
       },
     });
   }
@@ -603,15 +591,21 @@ export async function applyImport(
   const refs = await referenceAllocator(tx, workspaceId);
   const revisionBatch = new RevisionBatch();
   const batched: Actor = { ...actor, revisionBatch };
+  const creates = new BulkCreator(tx, workspaceId, batched);
   let sinceYield = 0;
   for (const step of planner.steps) {
+    if (!step.bulk) {
+      await creates.flush();
+      creates.forgetTitles();
+    }
     if (step.readsHistory) await flushRevisions(tx, revisionBatch);
-    await step.run(tx, batched, refs);
+    await step.run(tx, batched, refs, creates);
     if (++sinceYield === YIELD_EVERY) {
       sinceYield = 0;
       await yieldToEventLoop();
     }
   }
+  await creates.flush();
   await flushRevisions(tx, revisionBatch);
   await refs.save();
   return plan;

@@ -60,15 +60,16 @@ export async function exportOp(
   request: { format: string; epic?: string | undefined },
   out: ExportWriter,
 ): Promise<void> {
-  const format = interchangeFormat(request.format);
-  const epic = epicScope(request.epic);
-  await database.read(async (db) => {
-    const source = await exportSource(db, caller.workspaceId, { now: caller.now, ...(epic ? { epic } : {}) });
-    await format.export(source, out);
-  });
+  await (await prepareExport(database, caller, request)).run(out);
 }
 
-/** Opens an export: checks format and epic up front (so a face can still answer 400/404), then streams. */
+/**
+ * Opens an export: checks format and epic up front (so a face can still answer 400/404), then streams.
+ * The whole export — the epic's lookup, the header and every page of every list — reads ONE snapshot (a
+ * read transaction, `Database.snapshot`), so a write committed meanwhile is either entirely in the
+ * document or entirely absent: no story without its epic, no relationship without its ends. The snapshot
+ * is held from here until `run` settles; call `run` once.
+ */
 export async function prepareExport(
   database: Database,
   caller: InterchangeCaller,
@@ -81,15 +82,30 @@ export async function prepareExport(
 }> {
   const format = interchangeFormat(request.format);
   const epic = epicScope(request.epic);
-  // The epic is looked up now, so "not found" is an answer, not a stream cut short.
-  const source = await database.read((db) =>
-    exportSource(db, caller.workspaceId, { now: caller.now, ...(epic ? { epic } : {}) }),
-  );
+  let opened!: () => void;
+  const isOpen = new Promise<void>((resolve) => {
+    opened = resolve;
+  });
+  let give!: (out: ExportWriter) => void;
+  const writer = new Promise<ExportWriter>((resolve) => {
+    give = resolve;
+  });
+  const done = database.snapshot(async (db) => {
+    // The epic is looked up now, so "not found" is an answer, not a stream cut short.
+    const source = await exportSource(db, caller.workspaceId, { now: caller.now, ...(epic ? { epic } : {}) });
+    opened();
+    await format.export(source, await writer);
+  });
+  // Either the source is open, or the snapshot failed first (an unknown epic): that is the answer.
+  await Promise.race([isOpen, done]);
   return {
     format,
     fileName: exportFileName(caller, format, epic),
     ...(epic ? { epic } : {}),
-    run: (out) => format.export(source, out),
+    run: (out) => {
+      give(out);
+      return done;
+    },
   };
 }
 

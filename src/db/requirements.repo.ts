@@ -111,7 +111,7 @@ export async function getRequirement(
 }
 
 /** Requirement titles are unique within their user story, in any case. */
-function refuseDuplicateRequirementTitle(
+export function refuseDuplicateRequirementTitle(
   ex: Executor,
   workspaceId: number,
   storyRowId: number,

@@ -692,3 +692,80 @@ export const webSessions = sqliteTable(
   },
   (t) => [index("web_sessions_user").on(t.workspaceId, t.userId)],
 );
+
+/**
+ * OAuth 2.1 clients (issue 12): registered dynamically (RFC 7591, `source` "registration", a generated
+ * `client_id` and, for confidential clients, the SHA-256 of the secret) or known by their client ID metadata
+ * document (`source` "metadata_document": `client_id` is the document's https URL, refreshed when fetched).
+ */
+export const oauthClients = sqliteTable("oauth_clients", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  clientId: text("client_id").notNull().unique(),
+  /** Hex SHA-256 of the client secret; null for public clients (token_endpoint_auth_method none). */
+  secretHash: text("secret_hash"),
+  source: text("source", { enum: ["registration", "metadata_document"] }).notNull(),
+  name: text("name").notNull(),
+  /** JSON array of the exact redirect URIs. */
+  redirectUris: text("redirect_uris").notNull(),
+  authMethod: text("auth_method", { enum: ["none", "client_secret_post", "client_secret_basic"] }).notNull(),
+  /** The accepted metadata as JSON (what registration echoes). */
+  metadata: text("metadata").notNull(),
+  createdAt: createdAt(),
+  updatedAt: text("updated_at").notNull().default(now),
+});
+
+/**
+ * One authorization of a client by a member in a workspace (the consent): a refresh-token family. It acts
+ * through a `tokens` row of its own (`token_id`, a principal no one can present: its hash is of a discarded
+ * random value) whose role ceiling is the scope's role, so roles, audit, revisions and revocation work as for
+ * a PAT. Revoking the grant revokes that token, and with it every code and token of the family.
+ */
+export const oauthGrants = sqliteTable(
+  "oauth_grants",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    clientRowId: integer("client_row_id")
+      .notNull()
+      .references(() => oauthClients.id, { onDelete: "cascade" }),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    workspaceId: integer("workspace_id")
+      .notNull()
+      .references(() => workspaces.id, { onDelete: "cascade" }),
+    tokenId: integer("token_id")
+      .notNull()
+      .references(() => tokens.id, { onDelete: "cascade" }),
+    /** Space-separated granted scopes. */
+    scope: text("scope").notNull(),
+    /** The RFC 8707 resource its tokens are bound to (`<issuer>/mcp`). */
+    resource: text("resource").notNull(),
+    createdAt: createdAt(),
+    revokedAt: text("revoked_at"),
+  },
+  (t) => [index("oauth_grants_user").on(t.workspaceId, t.userId)],
+);
+
+/**
+ * Codes, access and refresh tokens of a grant, by the SHA-256 of their value (never the value). A code keeps
+ * its redirect URI and PKCE challenge; `used_at` marks a code exchanged or a refresh token rotated (a second
+ * use is a replay: the grant is revoked).
+ */
+export const oauthTokens = sqliteTable(
+  "oauth_tokens",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    hash: text("hash").notNull().unique(),
+    kind: text("kind", { enum: ["code", "access", "refresh"] }).notNull(),
+    grantId: integer("grant_id")
+      .notNull()
+      .references(() => oauthGrants.id, { onDelete: "cascade" }),
+    redirectUri: text("redirect_uri"),
+    codeChallenge: text("code_challenge"),
+    createdAt: createdAt(),
+    expiresAt: text("expires_at").notNull(),
+    usedAt: text("used_at"),
+    revokedAt: text("revoked_at"),
+  },
+  (t) => [index("oauth_tokens_grant").on(t.grantId)],
+);

@@ -14,6 +14,7 @@
  */
 import { type SQL, sql } from "drizzle-orm";
 import type { Executor } from "./database.js";
+import { averageRowLength, idf, ownScores, phrasesOf, weightedFrequency } from "./search-scoring.js";
 
 /** Most matches one query ranks; the rest of a larger match set is not returned. */
 export const RANKED_CANDIDATES = 5000;
@@ -51,11 +52,25 @@ export const textMatch = (phrases: string) => `${TEXT_COLUMNS}: (${phrases})`;
 export const workspaceMatch = (workspaceId: number, phrases: string) =>
   `{ws}: "ws${workspaceId}" AND ${textMatch(phrases)}`;
 
-/** Whether a workspace is small enough to be searched through its workspace term. */
-async function isSmallWorkspace(ex: Executor, workspaceId: number): Promise<boolean> {
+/**
+ * Workspaces found large, per database handle, until when the verdict holds: counting to 20,001 costs a large
+ * workspace ~1.5 ms a query, and a large workspace stays large (searched as one, it still gets right answers).
+ */
+const knownLarge = new WeakMap<object, Map<number, number>>();
+const LARGE_VERDICT_MS = 10_000;
+
+/** The workspace's searchable rows, counting no further than SMALL_WORKSPACE_ROWS + 1. */
+async function workspaceRows(ex: Executor, workspaceId: number): Promise<number> {
+  const large = knownLarge.get(ex);
+  if ((large?.get(workspaceId) ?? 0) > Date.now()) return SMALL_WORKSPACE_ROWS + 1;
   const rows = await ex.all<{ n: number }>(sql`SELECT count(*) AS n FROM (SELECT 1 FROM search_fts
     WHERE search_fts MATCH ${`{ws}: "ws${workspaceId}"`} LIMIT ${SMALL_WORKSPACE_ROWS + 1})`);
-  return Number(rows[0]?.n ?? 0) <= SMALL_WORKSPACE_ROWS;
+  const n = Number(rows[0]?.n ?? 0);
+  if (n > SMALL_WORKSPACE_ROWS) {
+    if (!large) knownLarge.set(ex, new Map([[workspaceId, Date.now() + LARGE_VERDICT_MS]]));
+    else large.set(workspaceId, Date.now() + LARGE_VERDICT_MS);
+  }
+  return n;
 }
 
 export interface RankQuery {
@@ -76,24 +91,29 @@ interface Scoping {
   titleMatch: string;
   /** The tenant guard (and, for a large workspace, the range FTS5 filters on). */
   scope: SQL;
+  /** A small workspace's rows (searched through its term, ranked by search-scoring.ts); else undefined. */
+  rows: number | undefined;
 }
 
 async function scopingOf(ex: Executor, q: RankQuery): Promise<Scoping> {
   const lo = q.workspaceId * WORKSPACE_SPAN;
   const titles = `${TITLE_COLUMNS}: (${q.phrases})`;
   // Scoping twice is deliberate: the match or range does the work, the rowid test guarantees the tenant.
-  if (await isSmallWorkspace(ex, q.workspaceId)) {
+  const rows = await workspaceRows(ex, q.workspaceId);
+  if (rows <= SMALL_WORKSPACE_ROWS) {
     const ws = `{ws}: "ws${q.workspaceId}"`;
     return {
       match: workspaceMatch(q.workspaceId, q.phrases),
       titleMatch: `${ws} AND ${titles}`,
       scope: sql`(f.rowid >> 32) = ${q.workspaceId}`,
+      rows,
     };
   }
   return {
     match: textMatch(q.phrases),
     titleMatch: titles,
     scope: sql`f.rowid BETWEEN ${lo} AND ${lo + WORKSPACE_SPAN - 1}`,
+    rows: undefined,
   };
 }
 
@@ -108,10 +128,17 @@ type PageRow = { rid: number | null; score: number; exact: number; bound: number
  */
 export async function rankedPage(ex: Executor, q: RankQuery): Promise<RankedPage> {
   const s = await scopingOf(ex, q);
-  const capped = q.after
-    ? q.after[3] > 0
-    : (await countUpTo(ex, s, q, RANKED_CANDIDATES + 1)) > RANKED_CANDIDATES;
-  const page = capped ? newestPage : bm25Page;
+  // A later page keeps its first page's ranking, named by its bound: > 0 newest, -1 our bm25, 0 bm25().
+  const bound = q.after?.[3];
+  const matches =
+    bound === undefined || bound < 0 ? await countUpTo(ex, s, q, RANKED_CANDIDATES + 1) : undefined;
+  const capped = bound === undefined ? (matches ?? 0) > RANKED_CANDIDATES : bound > 0;
+  const own = bound === undefined ? !capped && s.rows !== undefined : bound < 0;
+  const page: Page = capped
+    ? newestPage
+    : own
+      ? await ownPage(ex, q, s.rows ?? SMALL_WORKSPACE_ROWS, matches ?? 0)
+      : bm25Page;
   let rows = await page(ex, s, q, q.after ? RANKED_CANDIDATES + 1 + LATER_PAGE_SLACK : RANKED_CANDIDATES + 1);
   const meta = rows[0];
   // Many matches were added since the first page: the window may no longer reach the page's bound.
@@ -142,6 +169,47 @@ async function countUpTo(ex: Executor, s: Scoping, q: RankQuery, most: number): 
 const exactOf = (q: RankQuery) =>
   q.exact >= 0 ? sql`CASE WHEN f.rowid = ${q.exact} THEN 0 ELSE 1 END` : sql`1`;
 const windowOf = (window: number | undefined) => (window === undefined ? sql`` : sql`LIMIT ${window}`);
+
+type Page = (ex: Executor, s: Scoping, q: RankQuery, window: number | undefined) => Promise<PageRow[]>;
+
+/**
+ * Every match ranked by our own bm25 (search-scoring.ts): for a workspace searched through its term, where
+ * bm25() would walk each word's doclist over the whole index. Its first page's bound is -1, so later pages
+ * rank the same way.
+ */
+async function ownPage(ex: Executor, q: RankQuery, rows: number, matches: number): Promise<Page> {
+  const phrases = phrasesOf(q.phrases);
+  const phraseMatch = (phrase: string) => workspaceMatch(q.workspaceId, phrase);
+  let hits = [matches];
+  if (phrases.length > 1) {
+    const counts = phrases.map(
+      (p, i) =>
+        sql`(SELECT count(*) FROM search_fts WHERE search_fts MATCH ${phraseMatch(p)}) AS ${sql.raw(`n${i}`)}`,
+    );
+    const found = await ex.all<Record<string, number>>(sql`SELECT ${sql.join(counts, sql`, `)}`);
+    hits = phrases.map((_, i) => Number(found[0]?.[`n${i}`] ?? 0));
+  }
+  const weights = hits.map((n) => idf(rows, n));
+  const avgdl = await averageRowLength(ex);
+  return (_ex, s, _q, window) => {
+    const keyset = q.after
+      ? sql`AND (exact, score, rid) > (${q.after[0]}, ${q.after[1]}, ${q.after[2]})`
+      : sql``;
+    const single = phrases.length === 1 ? sql`, ${weightedFrequency("f")} AS a0` : sql``;
+    const candidates = sql`c AS MATERIALIZED (
+           SELECT f.rowid AS rid, ${exactOf(q)} AS exact ${single}
+           FROM search_fts f ${q.join}
+           WHERE search_fts MATCH ${s.match} AND ${s.scope} AND ${q.where}
+           ORDER BY f.rowid DESC ${windowOf(window)})`;
+    return ex.all<PageRow>(sql`
+      WITH ${ownScores({ candidates, phraseMatch, phrases, weights, avgdl })},
+           m AS (SELECT count(*) AS n, min(rid) AS low FROM c)
+      SELECT r.rid, r.score, r.exact, -1 AS bound, m.n, m.low
+      FROM m LEFT JOIN (SELECT rid, score, exact FROM s WHERE 1 ${keyset}
+                        ORDER BY exact, score, rid LIMIT ${q.limit + 1}) r ON 1
+      ORDER BY r.exact, r.score, r.rid`);
+  };
+}
 
 /** Every match ranked by bm25 (the workspace has at most RANKED_CANDIDATES; the window is a safety bound). */
 function bm25Page(ex: Executor, s: Scoping, q: RankQuery, window: number | undefined): Promise<PageRow[]> {

@@ -18,8 +18,8 @@ import {
   type RankedPage,
   type RankKey,
   rankedPage,
-  workspaceMatch,
 } from "./search-ranking.js";
+import { snippetOf, snippetPhrases } from "./search-snippet.js";
 
 export const SEARCH_KINDS = ["epic", "user_story", "requirement", "acceptance_criterion"] as const;
 export type SearchKind = (typeof SEARCH_KINDS)[number];
@@ -130,20 +130,25 @@ async function shown(
   rids: number[],
 ): Promise<Map<number, Shown>> {
   if (rids.length === 0) return new Map();
-  // The workspace term makes FTS5 seek to each rowid; a lone phrase would walk its doclist once per rowid.
-  const rows = await ex.all<Shown>(sql`
-    SELECT rowid AS rid, kind, reference_id, title, snippet(search_fts, -1, '**', '**', '…', 16) AS snippet
-    FROM search_fts WHERE search_fts MATCH ${workspaceMatch(workspaceId, match)} AND rowid IN (${sql.join(
+  // Stored text by rowid, no MATCH: a MATCH cursor probed per rowid costs FTS5 a query set-up each time.
+  const rows = await ex.all<Shown & { description: string }>(sql`
+    SELECT rowid AS rid, kind, reference_id, title, description FROM search_fts
+    WHERE rowid IN (${sql.join(
       rids.map((r) => sql`${r}`),
       sql`, `,
-    )})`);
-  return new Map(rows.map((r) => [Number(r.rid), { ...r, snippet: passage(r) }]));
+    )}) AND (rowid >> 32) = ${workspaceId}`);
+  const phrases = snippetPhrases(match);
+  return new Map(rows.map((r) => [Number(r.rid), { ...withPassage(r, phrases), rid: Number(r.rid) }]));
 }
 
-/** The passage to show: the snippet, unless it is only the reference id (then the title says more). */
-function passage(r: Shown): string {
-  if (r.snippet.replace(/\*\*/g, "").trim() === r.reference_id) return r.title;
-  return r.snippet;
+/** The snippet to show: the best passage, unless it is only the reference id (then the title says more). */
+function withPassage<T extends { reference_id: string; title: string; description: string | null }>(
+  r: T,
+  phrases: string[][],
+): Omit<T, "description"> & { snippet: string } {
+  const { description, ...rest } = r;
+  const snippet = snippetOf([r.reference_id, r.title, description ?? ""], phrases);
+  return { ...rest, snippet: snippet.replace(/\*\*/g, "").trim() === r.reference_id ? r.title : snippet };
 }
 
 /** What an answer says when the query matches more than is ranked. */
@@ -305,19 +310,20 @@ async function shownRequirements(
   rids: number[],
 ): Promise<Map<number, RequirementShown>> {
   if (rids.length === 0) return new Map();
-  const rows = await ex.all<RequirementShown>(sql`
+  const rows = await ex.all<RequirementShown & { description: string }>(sql`
     SELECT f.rowid AS rid, 'requirement' AS kind, f.reference_id AS reference_id, f.title AS title,
-           snippet(search_fts, -1, '**', '**', '…', 16) AS snippet,
+           f.description AS description,
            s.reference_id AS user_story_id, r.status AS status, r.priority AS priority, t.name AS type_name
     FROM search_fts f
     CROSS JOIN requirements r ON r.id = ${ENTITY_ID}
     JOIN user_stories s ON s.id = r.user_story_id
     JOIN requirement_types t ON t.id = r.type_id
-    WHERE search_fts MATCH ${workspaceMatch(workspaceId, match)} AND +r.workspace_id = ${workspaceId} AND f.rowid IN (${sql.join(
+    WHERE f.rowid IN (${sql.join(
       rids.map((r) => sql`${r}`),
       sql`, `,
-    )})`);
-  return new Map(rows.map((r) => [Number(r.rid), { ...r, snippet: passage(r) }]));
+    )}) AND (f.rowid >> 32) = ${workspaceId} AND +r.workspace_id = ${workspaceId}`);
+  const phrases = snippetPhrases(match);
+  return new Map(rows.map((r) => [Number(r.rid), { ...withPassage(r, phrases), rid: Number(r.rid) }]));
 }
 
 /**

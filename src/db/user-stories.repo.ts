@@ -106,7 +106,7 @@ export async function getUserStory(
 }
 
 /** Story titles are unique within their epic, in any case. */
-function refuseDuplicateStoryTitle(
+export function refuseDuplicateStoryTitle(
   ex: Executor,
   workspaceId: number,
   epicRowId: number,

@@ -5,6 +5,7 @@
  */
 import type { z } from "zod";
 import { DomainError } from "../core/errors.js";
+import { scopesAllowWrites } from "../core/oauth.js";
 import { type AnyZodObject, defineTool, type ToolDef } from "../core/registry.js";
 import { type Role, roleAtLeast } from "../core/roles.js";
 import type { Actor } from "../db/entity-support.js";
@@ -13,9 +14,21 @@ import type { HostedContext } from "./context.js";
 
 export function requireRole(ctx: HostedContext, needed: Role, what: string): void {
   if (roleAtLeast(ctx.auth.role, needed)) return;
+  const scopes = ctx.auth.oauthScopes;
+  const cap = scopes ? ` (capped by this OAuth token's scopes: ${scopes.join(" ")})` : "";
   throw DomainError.forbidden(
-    `Forbidden: ${what} needs the ${needed} role; your role in workspace "${ctx.auth.workspaceSlug}" is ${ctx.auth.role}. ` +
+    `Forbidden: ${what} needs the ${needed} role; your role in workspace "${ctx.auth.workspaceSlug}" is ${ctx.auth.role}${cap}. ` +
       `Ask a workspace admin for the ${needed} role, or use read-only tools.`,
+  );
+}
+
+/** An OAuth client granted only `reqlix:read` writes nothing, whatever its member's role (issue 12). */
+export function requireWriteScope(ctx: HostedContext, what: string): void {
+  const scopes = ctx.auth.oauthScopes;
+  if (scopes === undefined || scopesAllowWrites(scopes)) return;
+  throw DomainError.forbidden(
+    `Forbidden: ${what} writes, and this OAuth token was granted only ${scopes.join(" ")}. ` +
+      "Connect the client again and allow reqlix:write, or use read-only tools.",
   );
 }
 
@@ -44,6 +57,7 @@ export function hostedTool<I extends AnyZodObject, O>(
     input,
     handler(raw: z.output<I>, ctx: HostedContext) {
       requireRole(ctx, needed, `${def.name}`);
+      if (!def.annotations.readOnlyHint) requireWriteScope(ctx, def.name);
       const { change_note, source, ...own } = raw as z.output<I> & ChangeFields;
       const change = {
         tool: def.name,

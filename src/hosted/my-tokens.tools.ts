@@ -6,6 +6,7 @@
  * token cache before the answer (`ctx.credentialsChanged`), so the token is refused from the next request.
  */
 import * as z from "zod";
+import { DomainError } from "../core/errors.js";
 import { ROLES } from "../core/roles.js";
 import { createOwnToken, listOwnTokens, revokeOwnToken } from "../db/own-tokens.repo.js";
 import { CREATE, hostedTool, READ } from "./access.js";
@@ -73,7 +74,15 @@ export const createMyTokenTool = hostedTool({
   }),
   annotations: CREATE,
   role: "viewer",
-  handler: (input, ctx) => ctx.database.write((tx) => createOwnToken(tx, ctx.auth, input, ctx.now())),
+  handler: (input, ctx) => {
+    // A client holding a revocable, short-lived OAuth grant must not turn it into a lasting PAT.
+    if (ctx.auth.oauthScopes !== undefined) {
+      throw DomainError.forbidden(
+        "Forbidden: an OAuth client cannot mint personal access tokens; create one on the web app's My tokens page.",
+      );
+    }
+    return ctx.database.write((tx) => createOwnToken(tx, ctx.auth, input, ctx.now()));
+  },
 });
 
 export const revokeMyTokenTool = hostedTool({

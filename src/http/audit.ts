@@ -12,10 +12,11 @@
  * a successful write's row commits inside the write's own transaction instead (write-audit.ts).
  */
 
+import type { AuthInfo } from "../core/auth-info.js";
 import { type AuditEventInput, recordAudits } from "../db/audit.repo.js";
 import type { Database } from "../db/client.js";
 import type { OperationEvent } from "../protocol/operations.js";
-import type { AuthInfo, Logger } from "./context.js";
+import type { Logger } from "./context.js";
 
 export interface AuditSink {
   /** Queues one row; resolves once its batch is written or given up on (for `waitUntil`). Never rejects. */

@@ -6,6 +6,7 @@ import type { IpRange } from "../core/ip-ranges.js";
 import type { Database } from "../db/database.js";
 import type { TokenCache } from "./token-cache.js";
 
+/** @deprecated AuthInfo lives in core/auth-info.ts: import it from there (kept so open branches still build). */
 export type { AuthInfo } from "../core/auth-info.js";
 
 import type { AuthInfo } from "../core/auth-info.js";
@@ -72,4 +73,11 @@ export interface AppDeps {
   maxTraceBodyBytes?: number;
   /** Largest import (`POST /api/v1/import`) accepted; default 128 MiB (larger → 413). */
   maxImportBodyBytes?: number;
+  /**
+   * The public base URL (REQLIX_PUBLIC_URL), the OAuth issuer; tokens are bound to `<it>/mcp`. Default: the
+   * request's own origin.
+   */
+  publicUrl?: string;
+  /** How client ID metadata documents are fetched (tests allow loopback; http/oauth-client-document.ts). */
+  oauthDocuments?: import("./oauth-client-document.js").DocumentOptions;
 }

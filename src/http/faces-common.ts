@@ -5,6 +5,7 @@
  */
 import type { Context } from "hono";
 import { DomainError } from "../core/errors.js";
+import { scopesAllowWrites } from "../core/oauth.js";
 import type { Registry } from "../core/registry.js";
 import type { Database } from "../db/client.js";
 import type { HostedContext } from "../hosted/context.js";
@@ -30,8 +31,9 @@ export interface FacesDeps {
   /** The registries both faces serve; default: the hosted registry. */
   registries?: Registry<HostedContext>[];
   /**
-   * The SDK server's JSON-schema validator. The Worker must pass `new CfWorkerJsonSchemaValidator()`:
-   * the default (ajv) compiles with `new Function`, which workerd forbids.
+   * A JSON-schema validator for an SDK server. Unused since `/mcp` runs no SDK `Server`
+   * (protocol/streamable-http.ts); kept for an SDK-v2 adapter. On the Worker it must not be ajv (ajv
+   * compiles with `new Function`, which workerd forbids).
    */
   jsonSchemaValidator?: import("@modelcontextprotocol/sdk/validation").jsonSchemaValidator;
   /** Node's token cache (AppDeps.tokenCache), emptied when a tool changes credentials. */
@@ -145,7 +147,7 @@ export function auditFor(deps: FacesDeps): AuditSink {
 /**
  * The connection's tool scope (protocol/tool-selection.ts) from its request: toolsets from `?toolsets=` or
  * `X-MCP-Toolsets` (both may be given only when they agree), read-only from the `/readonly` path or
- * `X-MCP-Readonly`, and the caller's role. Throws a DomainError (invalid_input) naming what to fix.
+ * `X-MCP-Readonly`, the caller's role and whether its credential may write (OAuth scopes). Throws a DomainError (invalid_input) naming what to fix.
  */
 export function toolScopeOf(
   c: Context<AppEnv>,
@@ -163,10 +165,13 @@ export function toolScopeOf(
       [{ field: "toolsets", message: "the query parameter and the header differ" }],
     );
   }
+  const auth = c.get("auth");
   return {
     toolsets: fromQuery ?? fromHeader ?? defaults,
     readOnly: readOnlyPath || readOnlyHeader(c.req.header("x-mcp-readonly")),
-    role: c.get("auth").role,
+    // The effective role: an OAuth token's is already capped by its scopes (http/auth.ts).
+    role: auth.role,
+    mayWrite: scopesAllowWrites(auth.oauthScopes),
   };
 }
 

@@ -3,29 +3,18 @@
  * (`id: null`, DESIGN's error table); the admin API and the rest answer `{ error: { code, message, … } }`.
  */
 import type { Context } from "hono";
+import { ERROR_TABLE, type ErrorRow } from "../core/error-table.js";
 import type { DomainErrorCode, DomainErrorDetails } from "../core/errors.js";
 
-export const JSONRPC_CODES: Record<DomainErrorCode, number> = {
-  invalid_input: -32602,
-  not_found: -32002,
-  conflict: -32009,
-  forbidden: -32003,
-  unauthorized: -32001,
-  rate_limited: -32029,
-  unavailable: -32603,
-  internal: -32603,
-};
+/** JSON-RPC code per DomainError code, from the one error table (core/error-table.ts). */
+export const JSONRPC_CODES = Object.fromEntries(
+  Object.entries(ERROR_TABLE).map(([code, row]) => [code, row.rpc]),
+) as Record<DomainErrorCode, number>;
 
-export const HTTP_STATUS: Record<DomainErrorCode, 400 | 401 | 403 | 404 | 409 | 429 | 500 | 503> = {
-  invalid_input: 400,
-  not_found: 404,
-  conflict: 409,
-  forbidden: 403,
-  unauthorized: 401,
-  rate_limited: 429,
-  unavailable: 503,
-  internal: 500,
-};
+/** HTTP status per DomainError code on the REST-shaped routes, from the one error table. */
+export const HTTP_STATUS = Object.fromEntries(
+  Object.entries(ERROR_TABLE).map(([code, row]) => [code, row.status]),
+) as Record<DomainErrorCode, ErrorRow["status"]>;
 
 export function isMcpPath(path: string): boolean {
   return (

@@ -37,7 +37,7 @@ export function jsonRpcRoute(deps: FacesDeps): Hono<AppEnv> {
     const scope = requestScope(c, deps, audit, "jsonrpc");
     const reply = await dispatchJsonRpc(await c.req.text(), {
       compiled,
-      scope: tools,
+      toolScope: tools,
       serverInfo,
       context: scope.context,
       correlationId: scope.requestId,

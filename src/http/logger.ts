@@ -5,12 +5,14 @@
 import type { Logger, LogLevel } from "./context.js";
 
 const LEVELS: LogLevel[] = ["debug", "info", "warn", "error"];
-const SECRET_KEY = /^(authorization|token|secret|password|auth_token|authtoken|cookie)$/i;
-const TOKEN_TEXT = /rqx_[A-Za-z0-9]+/g;
+const SECRET_KEY =
+  /^(authorization|token|secret|password|auth_token|authtoken|cookie|code|code_verifier|refresh_token|access_token|client_secret)$/i;
+/** PATs (`rqx_`) and the OAuth credentials (`rqa_` access, `rqr_` refresh, `rqc_` code, `rqs_` secret). */
+const TOKEN_TEXT = /(rq[xarcs]_)[A-Za-z0-9_-]+/g;
 const BEARER_TEXT = /(Bearer\s+)[^\s"',;]+/gi;
 
 export function redactText(text: string): string {
-  return text.replace(TOKEN_TEXT, "rqx_[REDACTED]").replace(BEARER_TEXT, "$1[REDACTED]");
+  return text.replace(TOKEN_TEXT, "$1[REDACTED]").replace(BEARER_TEXT, "$1[REDACTED]");
 }
 
 /** Deep copy with secrets replaced; cycles and depth are bounded so a log line can never throw. */

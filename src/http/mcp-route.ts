@@ -1,21 +1,13 @@
 /**
- * `/mcp`: stateless Streamable HTTP. Each POST gets a fresh SDK server and transport (the SDK refuses to
- * reuse a transport across requests; no session ids), built over the registry compiled once at app build,
- * so a request converts no schemas. GET (a standalone SSE stream) and DELETE (ending a session) mean
- * nothing without sessions: 405.
- *
- * Responses are JSON unless an SSE stream is useful and accepted: when the client accepts
- * `text/event-stream` and asked for progress (`_meta.progressToken`) or calls a tool that logs to the client
- * (`ToolDef.logs`), the answer streams so those notifications reach it before the result. A client that accepts only `application/json` (or sends no
- * Accept, or accepts any type) is served JSON; one that accepts neither gets the transport's 406.
+ * `/mcp`: stateless Streamable HTTP (protocol/streamable-http.ts) over the registry compiled once at app
+ * build: a request builds nothing but its answer. A request in MCP 2026-07-28's envelope goes to the SDK v2
+ * adapter instead (http/mcp-modern.ts). GET (a standalone SSE stream) and DELETE (ending a
+ * session) mean nothing without sessions: 405. `/mcp/readonly`, `?toolsets=`, `X-MCP-Toolsets` and
+ * `X-MCP-Readonly` choose the connection's tools in both eras (protocol/tool-selection.ts).
  */
-
-import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import { type Context, Hono } from "hono";
 import type { HostedContext } from "../hosted/context.js";
-import type { CompiledRegistry } from "../protocol/compile.js";
-import { createMcpServer } from "../protocol/mcp-server.js";
+import { handleStreamableHttp } from "../protocol/streamable-http.js";
 import type { ToolScope } from "../protocol/tool-selection.js";
 import type { AppEnv } from "./context.js";
 import {
@@ -27,30 +19,8 @@ import {
   scopeRefused,
   toolScopeOf,
 } from "./faces-common.js";
+import { modernMcp } from "./mcp-modern.js";
 import { rateLimit } from "./rate-limit.js";
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null;
-}
-
-/** True when any request in the body carries a progress token. */
-function wantsProgress(message: unknown): boolean {
-  const messages = Array.isArray(message) ? message : [message];
-  return messages.some((m) => {
-    const meta = isObject(m) && isObject(m.params) ? m.params._meta : undefined;
-    return isObject(meta) && meta.progressToken !== undefined;
-  });
-}
-
-/** True when any request in the body is a tools/call of a tool that sends log messages. */
-function callsLoggingTool(message: unknown, compiled: CompiledRegistry<HostedContext>): boolean {
-  const messages = Array.isArray(message) ? message : [message];
-  return messages.some((m) => {
-    if (!isObject(m) || m.method !== "tools/call" || !isObject(m.params)) return false;
-    const name = m.params.name;
-    return typeof name === "string" && compiled.tools.get(name)?.def.logs === true;
-  });
-}
 
 function methodNotAllowed(): Response {
   return new Response(
@@ -70,9 +40,8 @@ export function mcpRoute(deps: FacesDeps): Hono<AppEnv> {
   const compiled = compiledFor(deps);
   const audit = auditFor(deps);
   const defaults = defaultToolsetsFor(deps, compiled);
-  const version = deps.version ?? "0.0.0";
-  // One validator for every per-request server (a new ajv per request would cost more than the request).
-  const jsonSchemaValidator = deps.jsonSchemaValidator ?? new AjvJsonSchemaValidator();
+  const serverInfo = { name: "reqlix", version: deps.version ?? "0.0.0" };
+  const modern = modernMcp(deps);
   const route = new Hono<AppEnv>();
   if (deps.rateLimiter) route.use("*", rateLimit({ limiter: deps.rateLimiter, logger: deps.logger }));
 
@@ -84,55 +53,22 @@ export function mcpRoute(deps: FacesDeps): Hono<AppEnv> {
     } catch (error) {
       return scopeRefused(c, error);
     }
+    const text = await c.req.text();
+    const modernBody = await modern.modernBody(c.req.raw, text);
+    if (modernBody) return modern.serve(c, modernBody.parsed, tools);
     const scope = requestScope(c, deps, audit, "mcp");
-    const server = createMcpServer<HostedContext>({
-      name: "reqlix",
-      version,
+    return handleStreamableHttp<HostedContext>(c.req.raw, text, {
       compiled,
-      scope: tools,
+      serverInfo,
+      toolScope: tools,
       context: scope.context,
       observe: scope.observe,
+      correlationId: scope.requestId,
       onInternalError(error, where) {
         scope.logInternal(error, where);
-        return `Internal error (request id ${scope.requestId}); the details are in the server log.`;
+        return undefined;
       },
-      serverOptions: { jsonSchemaValidator },
     });
-
-    const text = await c.req.text();
-    let parsed: unknown;
-    let parsedOk = true;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      parsedOk = false;
-    }
-    const accept = c.req.header("accept") ?? "";
-    const acceptsSse = accept.includes("text/event-stream");
-    const acceptsJson = accept.includes("application/json");
-    const stream = acceptsSse && parsedOk && (wantsProgress(parsed) || callsLoggingTool(parsed, compiled));
-    // The transport insists on both media types in Accept; a client that takes JSON (or anything: no
-    // Accept, or the any-type wildcard curl sends) is still served, as JSON.
-    const jsonOnly = !acceptsSse && (acceptsJson || accept.trim() === "" || accept.includes("*/*"));
-    let request = c.req.raw;
-    if (jsonOnly) {
-      const headers = new Headers(request.headers);
-      headers.set("accept", "application/json, text/event-stream");
-      request = new Request(request.url, { method: "POST", headers, body: text });
-    } else if (!parsedOk) {
-      // Let the transport answer a bad body in its own words (-32700), from the text we already read.
-      request = new Request(request.url, { method: "POST", headers: request.headers, body: text });
-    }
-
-    const transport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: undefined,
-      enableJsonResponse: !stream,
-    });
-    await server.connect(transport);
-    // Not closed afterwards: a JSON answer is complete when this resolves and an SSE stream closes itself
-    // after its last response; server.close() would only build a ConnectionClosed error (with a stack)
-    // for requests that no longer exist. Both objects are garbage once the response is sent.
-    return transport.handleRequest(request, parsedOk ? { parsedBody: parsed } : undefined);
   };
   route.post("/", answer(false));
   route.post("/readonly", answer(true));

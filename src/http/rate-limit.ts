@@ -7,6 +7,7 @@
  */
 import type { Context, MiddlewareHandler } from "hono";
 import type { IpRange } from "../core/ip-ranges.js";
+import { isAccessToken } from "../core/oauth.js";
 import { isWellFormedToken } from "../core/tokens.js";
 import { bearerValue } from "./auth.js";
 import { clientAddress } from "./client-address.js";
@@ -127,7 +128,8 @@ export function rateLimitFailedAuth(options: {
     const blocked = secondsBlocked(key);
     if (blocked !== undefined) {
       const token = bearerValue(c.req.header("authorization"));
-      if (token === undefined || !isWellFormedToken(token)) return rateLimitedResponse(blocked, c.req.path);
+      if (token === undefined || !(isWellFormedToken(token) || isAccessToken(token)))
+        return rateLimitedResponse(blocked, c.req.path);
       await next();
       if (refusedByAuth(c)) c.res = rateLimitedResponse(secondsBlocked(key) ?? blocked, c.req.path);
       return;

@@ -25,6 +25,7 @@ export function auditedDatabase(
     db: database.db,
     client: database.client,
     read: (fn) => database.read(fn),
+    snapshot: (fn) => database.snapshot(fn),
     ping: () => database.ping(),
     probeWrite: () => database.probeWrite(),
     close: () => database.close(),

@@ -2,8 +2,10 @@
  * `reqlix-mcp`: the stdio companion. One MCP server over stdin/stdout whose toolsets work on the files of
  * the working copy. Logs go to stderr only.
  */
+import type { BaseContext } from "../core/registry.js";
 import { compileRegistries } from "../protocol/compile.js";
 import { createMcpServer } from "../protocol/mcp-server.js";
+import { type BothErasConnection, serveBothEras } from "../protocol/modern/stdio-eras.js";
 import { BRIDGE_COMMANDS, type BridgeCommand, runBridgeCli } from "./bridge/cli.js";
 import { parseArgs, usage } from "./cli-args.js";
 import type { LocalContext, LocalEnvironment } from "./context.js";
@@ -66,28 +68,36 @@ export async function runCompanion(options: CompanionOptions): Promise<void> {
   const environment: LocalEnvironment = { cwd: process.cwd(), env: process.env, log };
   const registries = selected.map((name) => (toolsets[name] as (typeof toolsets)[string])(environment));
   const compiled = compileRegistries(registries);
+  const context = (base: BaseContext): LocalContext => ({ ...base, ...environment });
+  const onInternalError = (error: unknown, where: string) => {
+    log("internal error", {
+      where,
+      error: error instanceof Error ? (error.stack ?? error.message) : String(error),
+    });
+    return `Internal error in ${where}: ${error instanceof Error ? error.message : String(error)}`;
+  };
   const server = createMcpServer<LocalContext>({
     name: options.program,
     version: VERSION,
     compiled,
-    context: (base) => ({ ...base, ...environment }),
-    onInternalError(error, where) {
-      log("internal error", {
-        where,
-        error: error instanceof Error ? (error.stack ?? error.message) : String(error),
-      });
-      return `Internal error in ${where}: ${error instanceof Error ? error.message : String(error)}`;
-    },
+    context,
+    onInternalError,
   });
   // Answers unparsable lines with -32700 / -32600 instead of dropping them (knowledge-docsets REQ-8).
   const transport = new JsonRpcStdioServerTransport();
+  let connection: BothErasConnection | undefined;
   const shutdown = async () => {
-    await server.close().catch(() => {});
+    await (connection ?? server).close().catch(() => {});
     process.exit(0);
   };
   process.on("SIGINT", shutdown);
   process.on("SIGTERM", shutdown);
   process.stdin.on("end", shutdown);
-  await server.connect(transport);
+  // MCP 2026-07-28 (its first request carries the envelope) or the 2025 era (initialize), per connection.
+  connection = await serveBothEras(transport, {
+    legacy: server,
+    modern: { compiled, serverInfo: { name: options.program, version: VERSION }, context, onInternalError },
+    onerror: (error) => log("protocol error", { error: error.message }),
+  });
   log("ready", { program: options.program, version: VERSION, toolsets: selected });
 }

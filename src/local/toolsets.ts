@@ -6,7 +6,7 @@ import type { Registry } from "../core/registry.js";
 import type { LocalContext, LocalEnvironment } from "./context.js";
 import { ixchelRegistry } from "./ixchel/ixchel.tools.js";
 import { knowledgeRegistry } from "./knowledge/knowledge.tools.js";
-import { reqlixRegistry } from "./reqlix/registry.js";
+import { reqlixRegistry } from "./reqlix/reqlix.tools.js";
 import { traceRegistry } from "./trace/trace.tools.js";
 
 export type ToolsetFactory = (env: LocalEnvironment) => Registry<LocalContext>;

@@ -49,7 +49,9 @@ export interface CompiledRegistry<Ctx extends BaseContext> {
 
 function jsonSchema(schema: z.ZodType, io: "input" | "output"): Record<string, unknown> {
   const out = z.toJSONSchema(schema, { io, unrepresentable: "any" }) as Record<string, unknown>;
-  delete out.$schema; // MCP's default dialect is JSON Schema 2020-12, which is what zod emits
+  // MCP's default dialect is JSON Schema 2020-12, which is what zod emits: left out unless the tool's
+  // schema names its dialect itself (`.meta({ $schema })`), which is then kept as written (SEP-1613).
+  if (z.globalRegistry.get(schema)?.$schema === undefined) delete out.$schema;
   return leanSchema(out, io) as Record<string, unknown>;
 }
 

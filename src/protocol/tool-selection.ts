@@ -16,6 +16,11 @@ export interface ToolScope {
   readOnly?: boolean;
   /** The caller's role: a tool whose `role` is above it is not listed (its handler refuses a call). */
   role?: Role;
+  /**
+   * False when the caller's credential may not write at all (an OAuth token granted only `reqlix:read`):
+   * no tool that writes is listed; the handler refuses a call, naming the scope (hosted/access.ts).
+   */
+  mayWrite?: boolean;
 }
 
 /** What the selection reads of a compiled tool: registry data only. */
@@ -61,8 +66,9 @@ export function selectTools<Ctx extends BaseContext>(
     return undefined;
   };
   const roleAllows = (t: Selectable) => !scope.role || !t.def.role || roleAtLeast(scope.role, t.def.role);
+  const scopeAllows = (t: Selectable) => scope.mayWrite !== false || !writes(t);
   const tools = [...compiled.tools.values()]
-    .filter((t) => refusal(t) === undefined && roleAllows(t))
+    .filter((t) => refusal(t) === undefined && roleAllows(t) && scopeAllows(t))
     .map((t) => t.listed);
   return { tools, refusal };
 }
@@ -74,7 +80,7 @@ export function selectionFor<Ctx extends BaseContext>(
   compiled: CompiledRegistry<Ctx>,
   scope: ToolScope = {},
 ): ToolSelection {
-  const key = `${scope.toolsets?.join(",") ?? "*"}|${scope.readOnly === true}|${scope.role ?? ""}`;
+  const key = `${scope.toolsets?.join(",") ?? "*"}|${scope.readOnly === true}|${scope.role ?? ""}|${scope.mayWrite !== false}`;
   let byScope = selections.get(compiled);
   if (!byScope) {
     byScope = new Map();

@@ -25,7 +25,7 @@ export type WebEnv = { Variables: WebVariables };
  */
 export type AssetHandler = (path: string, request: Request) => Promise<Response | undefined>;
 
-export interface WebDeps extends FacesDeps, Pick<AppDeps, "trustedProxies"> {
+export interface WebDeps extends FacesDeps, Pick<AppDeps, "trustedProxies" | "publicUrl" | "oauthDocuments"> {
   /** Counts sign-in attempts per client address; default: 10 a minute, in this process. */
   signInRateLimiter?: RateLimiter;
   assets?: AssetHandler;

@@ -6,8 +6,8 @@
  */
 import { html } from "hono/html";
 import type { HtmlEscapedString } from "hono/utils/html";
+import type { AuthInfo } from "../core/auth-info.js";
 import { type Role, roleAtLeast } from "../core/roles.js";
-import type { AuthInfo } from "../http/context.js";
 import { CSRF_FIELD } from "./csrf.js";
 
 export type Html = HtmlEscapedString | Promise<HtmlEscapedString>;
@@ -18,7 +18,7 @@ export interface LayoutProps {
   auth?: AuthInfo;
   csrf?: string;
   /** Which top-level section the page belongs to (marked in the navigation). */
-  section?: "home" | "tree" | "search" | "baselines" | "docsets" | "audit" | "tokens" | "other";
+  section?: "home" | "tree" | "search" | "baselines" | "docsets" | "audit" | "tokens" | "apps" | "other";
   body: Html;
 }
 
@@ -30,6 +30,7 @@ const NAV: { href: string; label: string; section: LayoutProps["section"]; role?
   { href: "/docsets", label: "Docs", section: "docsets" },
   { href: "/audit", label: "Audit log", section: "audit", role: "admin" },
   { href: "/tokens", label: "My tokens", section: "tokens" },
+  { href: "/authorized-clients", label: "Connected apps", section: "apps" },
 ];
 
 export function csrfField(csrf: string | undefined): Html {

@@ -17,27 +17,17 @@
  */
 import type { Context, Hono, MiddlewareHandler } from "hono";
 import { html } from "hono/html";
+import type { AuthInfo } from "../core/auth-info.js";
+import { ERROR_TABLE } from "../core/error-table.js";
 import { type DomainError, isDomainError } from "../core/errors.js";
 import { roleAtLeast } from "../core/roles.js";
-import type { AuthInfo } from "../http/context.js";
 import type { WebDeps, WebEnv } from "./context.js";
 import { formOf } from "./csrf.js";
 import { type Html, type LayoutProps, layout, notice } from "./layout.js";
 import { callTool, readTool, type ToolResult } from "./tools.js";
 
-const STATUS: Record<string, number> = {
-  invalid_input: 400,
-  unauthorized: 401,
-  forbidden: 403,
-  not_found: 404,
-  conflict: 409,
-  rate_limited: 429,
-  unavailable: 503,
-  internal: 500,
-};
-
 export function statusOf(error: DomainError): number {
-  return STATUS[error.code] ?? 500;
+  return ERROR_TABLE[error.code]?.status ?? 500;
 }
 
 export interface PageContext {

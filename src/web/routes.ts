@@ -18,6 +18,7 @@ import { editPages } from "./pages/edit.js";
 import { epicPages } from "./pages/epic.js";
 import { graphPage } from "./pages/graph.js";
 import { homePage } from "./pages/home.js";
+import { oauthPages } from "./pages/oauth.js";
 import { requirementPages } from "./pages/requirement.js";
 import { reviewPages } from "./pages/review.js";
 import { searchPage } from "./pages/search.js";
@@ -45,6 +46,7 @@ const PAGE_MODULES: PageModule[] = [
   docsetPages,
   auditPage,
   tokenPages,
+  oauthPages,
 ];
 
 export function webRoutes(deps: WebDeps): Hono<WebEnv> {

@@ -6,11 +6,11 @@
  * expires. Every form carries the session's CSRF token (csrf.ts).
  */
 import type { Context, MiddlewareHandler } from "hono";
+import type { AuthInfo } from "../core/auth-info.js";
 import { hashToken } from "../core/tokens.js";
 import type { Database } from "../db/database.js";
 import { findSessionByHash, insertSession, revokeSessionByHash, tokenExpiryOf } from "../db/sessions.repo.js";
 import { principalAuth } from "../http/auth.js";
-import type { AuthInfo } from "../http/context.js";
 import type { WebEnv, WebSession } from "./context.js";
 import { deleteCookie, getCookie, setCookie } from "./cookies.js";
 import { csrfTokenFor } from "./csrf.js";

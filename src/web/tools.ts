@@ -7,13 +7,14 @@ import type { Context } from "hono";
 import { DomainError, isDomainError } from "../core/errors.js";
 import type { AppEnv } from "../http/context.js";
 import { auditFor, compiledFor, requestScope } from "../http/faces-common.js";
-import { parseToolInput } from "../protocol/compile.js";
-import { runOperation } from "../protocol/operations.js";
+import { invokeTool } from "../protocol/methods.js";
+import { internalMessage } from "../protocol/rpc-errors.js";
 import type { WebDeps, WebEnv } from "./context.js";
 
 export type ToolResult<T> = { ok: true; value: T } | { ok: false; error: DomainError };
 
 const noProgress = async () => {};
+const noLog = async () => {};
 
 /** Calls tool `name` as the signed-in caller; a failure comes back as a DomainError (internal ones logged). */
 export async function callTool<T = Record<string, unknown>>(
@@ -25,20 +26,12 @@ export async function callTool<T = Record<string, unknown>>(
   const tool = compiledFor(deps).tools.get(name);
   if (!tool) throw new Error(`web: no tool named ${name} in the registry`);
   const scope = requestScope(c as unknown as Context<AppEnv>, deps, auditFor(deps), "web");
-  const outcome = await runOperation(scope.observe, "tools/call", name, args, async (op) => {
-    const input = parseToolInput(tool, args);
-    return tool.def.handler(input, scope.context({ signal: c.req.raw.signal, progress: noProgress }, op));
-  });
-  if (outcome.ok) return { ok: true, value: outcome.value as T };
+  const base = { signal: c.req.raw.signal, progress: noProgress, logToClient: noLog };
+  const outcome = await invokeTool(scope, tool, args, base, (output) => output as T);
+  if (outcome.ok) return { ok: true, value: outcome.value };
   if (isDomainError(outcome.error)) return { ok: false, error: outcome.error };
   scope.logInternal(outcome.error, `web ${name}`);
-  return {
-    ok: false,
-    error: new DomainError(
-      "internal",
-      `Internal error (correlation id ${scope.requestId}): the log has the details.`,
-    ),
-  };
+  return { ok: false, error: new DomainError("internal", internalMessage(scope.requestId)) };
 }
 
 /** Like callTool, but a failure throws (the page's error handler shows it with its HTTP status). */

@@ -32,11 +32,15 @@ function layerOf(file: string): string {
   return rel.length === 1 ? "entry" : (rel[0] as string);
 }
 
-/** Which of our layers each layer may import, and which packages it must not. */
-const RULES: Record<string, { layers: string[]; forbiddenPackages?: RegExp }> = {
+/**
+ * Which of our layers each layer may import, and which packages it must not use (or, for core/, the only
+ * packages it may use).
+ */
+const RULES: Record<string, { layers: string[]; forbiddenPackages?: RegExp; onlyPackages?: RegExp }> = {
+  // Pure domain: no I/O, no framework; parsers and schema only.
   core: {
     layers: ["core"],
-    forbiddenPackages: /^(node:|hono|drizzle-orm|@libsql|libsql|@modelcontextprotocol)/,
+    onlyPackages: /^(zod|yaml|diff|saxes|jsonc-parser|csv-parse\/browser\/esm\/sync)(\/|$)/,
   },
   db: { layers: ["core", "db"], forbiddenPackages: /^(hono|@modelcontextprotocol)/ },
   hosted: { layers: ["core", "db", "hosted"], forbiddenPackages: /^(hono|@modelcontextprotocol)/ },
@@ -85,7 +89,10 @@ describe("layer rules (docs/ARCHITECTURE.md)", () => {
           if (packageJson) continue;
           const to = layerOf(target.endsWith(".js") ? target.replace(/\.js$/, ".ts") : target);
           if (!rule.layers.includes(to)) broken.push(`${where} (${layer} → ${to})`);
-        } else if (rule.forbiddenPackages?.test(spec)) {
+        } else if (
+          rule.forbiddenPackages?.test(spec) ||
+          (rule.onlyPackages && !rule.onlyPackages.test(spec))
+        ) {
           broken.push(`${where} (a package ${layer}/ must not use)`);
         }
       }
@@ -106,6 +113,38 @@ describe("layer rules (docs/ARCHITECTURE.md)", () => {
     }
     expect(files.some((f) => layerOf(f) === "web")).toBe(true);
     expect(broken).toEqual([]);
+  });
+
+  it("the rules name exactly the layers docs/ARCHITECTURE.md lists under src/", () => {
+    const doc = readFileSync(resolve(SRC, "../docs/ARCHITECTURE.md"), "utf8");
+    const block = doc.slice(doc.indexOf("## Layers"), doc.indexOf("Import rules"));
+    const documented = [...block.matchAll(/^ {2}([a-z-]+)\/\s/gm)].map((m) => m[1] as string);
+    const folders = new Set(files.map(layerOf).filter((l) => l !== "entry"));
+    // worker-stubs/ is a bundling aid described under "Runtime facts", not a layer of the design.
+    expect(documented.sort()).toEqual([...folders].filter((l) => l !== "worker-stubs").sort());
+    expect(Object.keys(RULES).sort()).toEqual([...folders, "entry"].sort());
+  });
+
+  it("the rules forbid what the doc forbids: protocol/ no database, local/ no server parts, lower layers no higher", () => {
+    expect(RULES.protocol?.layers).not.toContain("db");
+    expect(RULES.protocol?.forbiddenPackages?.test("drizzle-orm")).toBe(true);
+    expect(RULES.protocol?.forbiddenPackages?.test("@libsql/client")).toBe(true);
+    for (const higher of ["db", "http", "hosted", "web"]) expect(RULES.local?.layers).not.toContain(higher);
+    for (const higher of ["hosted", "protocol", "http", "web", "cli"]) {
+      expect(RULES.core?.layers).not.toContain(higher);
+      expect(RULES.db?.layers).not.toContain(higher);
+    }
+    for (const higher of ["protocol", "http", "web", "cli"])
+      expect(RULES.hosted?.layers).not.toContain(higher);
+    expect(RULES.core?.onlyPackages?.test("node:fs")).toBe(false);
+    expect(RULES.core?.onlyPackages?.test("hono")).toBe(false);
+  });
+
+  it("AuthInfo (who is calling) is defined once, in core/auth-info.ts", () => {
+    const definitions = files.filter((f) =>
+      /^\s*export\s+(interface\s+AuthInfo\b|type\s+AuthInfo\s*=)/m.test(readFileSync(f, "utf8")),
+    );
+    expect(definitions.map((f) => relative(SRC, f))).toEqual(["core/auth-info.ts"]);
   });
 
   it("the checker sees imports in all their forms", () => {

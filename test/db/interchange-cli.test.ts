@@ -1,7 +1,8 @@
 /** The admin CLI's `export` and `import` (through runAdmin, the code `npm run admin` runs) on a real database file. */
+import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { runAdmin } from "../../src/cli/admin-commands.js";
 import { openDatabase } from "../../src/db/client.js";
@@ -9,6 +10,7 @@ import { createEpic } from "../../src/db/epics.repo.js";
 import { createRequirement } from "../../src/db/requirements.repo.js";
 import { createUserStory } from "../../src/db/user-stories.repo.js";
 import { findWorkspaceBySlug } from "../../src/db/workspaces.repo.js";
+import { REPO_ROOT } from "../helpers/node-process.js";
 
 const dir = mkdtempSync(join(tmpdir(), "reqlix-icli-"));
 const db = `file:${join(dir, "admin.db")}`;
@@ -110,4 +112,57 @@ describe("admin CLI export / import", () => {
     expect(missing.code).toBe(2);
     expect(missing.err).toContain("--file: required");
   });
+});
+
+describe("admin CLI import --epic-depth (a real process)", () => {
+  const sample = resolve(import.meta.dirname, "../fixtures/reqif/strictdoc-two-documents.reqif");
+  const cliDb = `file:${join(dir, "depth.db")}`;
+
+  /** `npm run admin -- …` as the operator runs it: node with tsx on src/cli/admin.ts, in the repository. */
+  function adminProcess(...args: string[]) {
+    const run = spawnSync(process.execPath, ["--import", "tsx", "src/cli/admin.ts", ...args, "--db", cliDb], {
+      cwd: REPO_ROOT,
+      encoding: "utf8",
+      timeout: 120_000,
+    });
+    return { code: run.status, out: run.stdout, err: run.stderr };
+  }
+  const counts = (out: string) => (JSON.parse(out) as { counts: { create: number; errors: number } }).counts;
+  const epics = async (slug: string) => {
+    const database = await openDatabase({ url: cliDb });
+    try {
+      const rs = await database.client.execute({
+        sql: "SELECT title FROM epics WHERE workspace_id = (SELECT id FROM workspaces WHERE slug = ?) ORDER BY id",
+        args: [slug],
+      });
+      return rs.rows.map((r) => String(r.title));
+    } finally {
+      await database.close();
+    }
+  };
+
+  it("passes the ReqIF hierarchy depth like the HTTP route's epic_depth; a bad one or another format is exit 2", async () => {
+    expect(adminProcess("bootstrap").code).toBe(0);
+    const plan = (...depth: string[]) =>
+      adminProcess("import", "--format", "reqif", "--file", sample, ...depth);
+    // The same counts as test/http/interchange-reqif-api.test.ts gets for the same file.
+    const auto = plan();
+    expect(auto.code, auto.err).toBe(0);
+    expect(counts(auto.out)).toEqual({ create: 10, update: 0, unchanged: 0, errors: 0 });
+    expect(counts(plan("--epic-depth", "auto").out)).toMatchObject({ create: 10, errors: 0 });
+    expect(counts(plan("--epic-depth", "1").out)).toMatchObject({ create: 8, errors: 0 });
+
+    const bad = plan("--epic-depth", "deep");
+    expect(bad.code).toBe(2);
+    expect(bad.err).toContain('--epic-depth: "auto" or 0–9');
+    const json = adminProcess("import", "--format", "json", "--file", sample, "--epic-depth", "1");
+    expect(json.code).toBe(2);
+    expect(json.err).toContain("--epic-depth: sets ReqIF's hierarchy rule: use it with --format reqif");
+
+    // Applied with depth 1: the four top-level objects are the epics.
+    const applied = plan("--epic-depth", "1", "--apply");
+    expect(applied.code, applied.err).toBe(0);
+    expect(await epics("default")).toHaveLength(4);
+    expect(adminProcess("--help").out).toContain("[--epic-depth auto|0-9]");
+  }, 180_000);
 });

@@ -11,7 +11,14 @@ export const CONFORMANCE_CLI = resolve(
   import.meta.dirname,
   "../../node_modules/@modelcontextprotocol/conformance/dist/index.js",
 );
-export const EXPECTED_FAILURES = resolve(import.meta.dirname, "../conformance/expected-failures.yaml");
+/** The protocol revisions the suite is run for, each with exactly the scenarios it requires. */
+export const REVISIONS = ["2025-11-25", "2026-07-28"] as const;
+export type Revision = (typeof REVISIONS)[number];
+
+/** The baseline of one revision's run: test/conformance/expected-failures/<revision>.yaml. */
+export function expectedFailuresFile(revision: Revision): string {
+  return resolve(import.meta.dirname, `../conformance/expected-failures/${revision}.yaml`);
+}
 
 export interface Check {
   id: string;
@@ -33,7 +40,7 @@ export interface ExpectedFailures {
   reasons: Record<string, string>;
 }
 
-export async function readExpectedFailures(path = EXPECTED_FAILURES): Promise<ExpectedFailures> {
+export async function readExpectedFailures(path: string): Promise<ExpectedFailures> {
   const doc = parse(await readFile(path, "utf8")) as Partial<ExpectedFailures> | null;
   return { server: doc?.server ?? [], reasons: doc?.reasons ?? {} };
 }
@@ -58,12 +65,18 @@ export async function runConformance(options: {
   outputDir: string;
   /** One scenario; otherwise the active suite. */
   scenario?: string;
+  /** The revision a single scenario is run at (`--spec-version`). */
+  specVersion?: string;
+  /** Exactly the scenarios a spec revision requires (`2025-11-25`, `2026-07-28`), instead of the active suite. */
+  requirements?: string;
   expectedFailures?: string;
   timeoutMs?: number;
 }): Promise<ConformanceRun> {
   assertNode22();
   const args = [CONFORMANCE_CLI, "server", "--url", options.url, "-o", options.outputDir];
   if (options.scenario) args.push("--scenario", options.scenario);
+  if (options.requirements) args.push("--requirements", options.requirements);
+  if (options.specVersion) args.push("--spec-version", options.specVersion);
   if (options.expectedFailures) args.push("--expected-failures", options.expectedFailures);
   const child = spawn(process.execPath, args, {
     stdio: ["ignore", "pipe", "pipe"],

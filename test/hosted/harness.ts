@@ -6,6 +6,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { AuthInfo } from "../../src/core/auth-info.js";
 import type { Role } from "../../src/core/roles.js";
 import { addMemberOp, createTokenOp, createWorkspaceOp, type OpContext } from "../../src/db/admin-ops.js";
 import { type Database, openDatabase } from "../../src/db/client.js";
@@ -14,7 +15,6 @@ import { getUserByUsername } from "../../src/db/users.repo.js";
 import { findWorkspaceBySlug } from "../../src/db/workspaces.repo.js";
 import type { HostedContext } from "../../src/hosted/context.js";
 import { hostedRegistry } from "../../src/hosted/registry.js";
-import type { AuthInfo } from "../../src/http/context.js";
 import { compileRegistries } from "../../src/protocol/compile.js";
 import { createMcpServer } from "../../src/protocol/mcp-server.js";
 

@@ -4,7 +4,7 @@
  */
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import type { AuthInfo } from "../../src/http/context.js";
+import type { AuthInfo } from "../../src/core/auth-info.js";
 import { call, createHarness, fails, type Harness, ok, text } from "./harness.js";
 
 type Entity = Record<string, unknown> & { reference_id: string; revision: number; updated_at: string };

@@ -1,7 +1,7 @@
 /** Every hosted tool through the real SDK Client over a real database: results, errors, roles. */
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import type { AuthInfo } from "../../src/http/context.js";
+import type { AuthInfo } from "../../src/core/auth-info.js";
 import { call, compiled, createHarness, fails, type Harness, ok, text } from "./harness.js";
 import { OWN_TOOL_NAMES } from "./own-tools.js";
 

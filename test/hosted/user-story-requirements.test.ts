@@ -4,8 +4,8 @@
  */
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import type { AuthInfo } from "../../src/core/auth-info.js";
 import { isDomainError } from "../../src/core/errors.js";
-import type { AuthInfo } from "../../src/http/context.js";
 import { call, compiled, createHarness, fails, type Harness, ok, text } from "./harness.js";
 
 let h: Harness;

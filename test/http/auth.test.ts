@@ -7,6 +7,10 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { LAST_USED_THROTTLE_MS } from "../../src/http/auth.js";
 import { createTestApp, type TestApp } from "../helpers/app.js";
 
+/** The 401 challenge of the MCP faces: Bearer, and where the OAuth metadata is (RFC 9728). */
+const MCP_CHALLENGE =
+  /^Bearer realm="reqlix", resource_metadata="https?:\/\/[^/"]+\/\.well-known\/oauth-protected-resource\/mcp"$/;
+
 let t: TestApp;
 let now: Date;
 
@@ -55,7 +59,9 @@ describe("401 for every bad credential on every protected path", () => {
       it(`${path}: ${label}`, async () => {
         const res = await call(path, header);
         expect(res.status).toBe(401);
-        expect(res.headers.get("www-authenticate")).toBe('Bearer realm="reqlix"');
+        // The MCP faces also point at their OAuth protected-resource metadata (RFC 9728).
+        if (path.includes("/mcp")) expect(res.headers.get("www-authenticate")).toMatch(MCP_CHALLENGE);
+        else expect(res.headers.get("www-authenticate")).toBe('Bearer realm="reqlix"');
         expect(res.headers.get("x-request-id")).toMatch(/\S{8,}/);
         const body = (await res.json()) as ErrorJson;
         if (path.endsWith("/mcp")) {
@@ -96,7 +102,7 @@ describe("valid, expired and revoked tokens", () => {
     now = new Date(Date.parse(expires_at) + 1);
     const expired = await call("/api/v1/mcp", token);
     expect(expired.status).toBe(401);
-    expect(expired.headers.get("www-authenticate")).toBe('Bearer realm="reqlix"');
+    expect(expired.headers.get("www-authenticate")).toMatch(MCP_CHALLENGE);
     expect(((await expired.json()) as ErrorJson).error.message).toMatch(/expired/);
     // The owner's token has no expiry and still works at the same moment.
     expect((await call("/api/v1/mcp", t.ownerToken)).status).toBe(200);

@@ -101,7 +101,9 @@ it("every acknowledged write survives kill -9 with exactly one revision; no revi
     }
   };
   const writers = Array.from({ length: 8 }, (_, w) => writer(w));
-  await new Promise((r) => setTimeout(r, 1_500));
+  // Kill once enough writes were acknowledged (not after a fixed time: on a loaded machine 1.5 s gave 15).
+  const killAt = Date.now() + 60_000;
+  while (acknowledged.length < 60 && Date.now() < killAt) await new Promise((r) => setTimeout(r, 20));
   killed = true;
   proc?.kill("SIGKILL");
   await Promise.all(writers);

@@ -11,6 +11,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type HostedServer, MCP_ACCEPT, parseMcpBody, startHosted } from "../helpers/hosted.js";
 import { rpcHttp, toolHttp } from "../helpers/rpc-http.js";
 
+/** The 401 challenge of the MCP faces: Bearer, and where the OAuth metadata is (RFC 9728). */
+const MCP_CHALLENGE =
+  /^Bearer realm="reqlix", resource_metadata="https?:\/\/[^/"]+\/\.well-known\/oauth-protected-resource\/mcp"$/;
+
 let hosted: HostedServer;
 let now = Date.parse("2026-03-01T12:00:00Z");
 const DAY = 86_400_000;
@@ -58,7 +62,7 @@ async function mcpStatus(token: string): Promise<{ status: number; auth: string 
 async function expectRefused(token: string, reason: RegExp): Promise<void> {
   const viaMcp = await mcpStatus(token);
   expect(viaMcp.status).toBe(401);
-  expect(viaMcp.auth).toBe('Bearer realm="reqlix"');
+  expect(viaMcp.auth).toMatch(MCP_CHALLENGE);
   expect(viaMcp.text).toMatch(reason);
   expect(viaMcp.text).not.toContain(token);
   const viaRpc = await rpcHttp(hosted.url, token, "tools/list");

@@ -18,6 +18,10 @@ export interface RouteContext {
   unique(): string;
   /** The id of a fresh token of `as`'s user (of this workspace's owner for "other" and "none"). */
   spareToken(as: Caller): Promise<number>;
+  /** The query of a valid OAuth authorization request (a registered client, PKCE S256, state). */
+  authorizeQuery(): string;
+  /** The id of a fresh OAuth grant of `as`'s user (of this workspace's owner for "other" and "none"). */
+  spareGrant(as: Caller): Promise<number>;
 }
 
 /** Who makes the request: a role's member, a member of another workspace, or nobody signed in. */
@@ -142,6 +146,22 @@ export const ROUTE_CASES: RouteCase[] = [
   // Each caller revokes a spare token of their own; another workspace's member names one of this workspace.
   post("/tokens/:id/revoke", "viewer", async (c, as) => ({
     path: `/tokens/${await c.spareToken(as)}/revoke`,
+  })),
+  // OAuth (issue 12): every member may authorize a client for themself, capped by their own role.
+  get("/oauth/authorize", "viewer", (c) => `/oauth/authorize?${c.authorizeQuery()}`, false),
+  post(
+    "/oauth/authorize",
+    "viewer",
+    async (c) => ({
+      path: "/oauth/authorize",
+      form: { ...Object.fromEntries(new URLSearchParams(c.authorizeQuery())), decision: "approve" },
+    }),
+    false,
+  ),
+  get("/authorized-clients", "viewer", () => "/authorized-clients", false),
+  // Each caller revokes a grant of their own; another workspace's member names one of this workspace.
+  post("/authorized-clients/:id/revoke", "viewer", async (c, as) => ({
+    path: `/authorized-clients/${await c.spareGrant(as)}/revoke`,
   })),
 ];
 

@@ -10,6 +10,13 @@ import { createJsonLogger } from "../../src/http/logger.js";
 import { nodeAssets } from "../../src/web/node-assets.js";
 import { webRoutes } from "../../src/web/routes.js";
 import type { HostedServer } from "../helpers/hosted.js";
+import {
+  authorizeQuery,
+  grantTokens,
+  pkcePair,
+  type RegisteredClient,
+  registerClient,
+} from "../helpers/oauth-http.js";
 import { seedHierarchy, toolHttp } from "../helpers/rpc-http.js";
 import {
   type Caller,
@@ -25,6 +32,7 @@ let ctx: RouteContext;
 const clients = new Map<Role | "other", WebClient>();
 const roleTokens = new Map<Role, string>();
 let n = 0;
+let oauthClient: RegisteredClient;
 
 async function counts(): Promise<string> {
   const rs = await server.database.client.execute(
@@ -62,7 +70,16 @@ beforeAll(async () => {
       const created = await toolHttp(server.url, token, "create_my_token", { name: `spare ${++n}` });
       return created.id as number;
     },
+    authorizeQuery: () => authorizeQuery(oauthClient, pkcePair().challenge),
+    async spareGrant(as: Caller) {
+      const web = new WebClient(server.url);
+      await web.signIn(as === "other" || as === "none" ? server.ownerToken : (roleTokens.get(as) as string));
+      await grantTokens(server.url, web, oauthClient, "reqlix:read");
+      const rs = await server.database.client.execute("SELECT max(id) AS id FROM oauth_grants");
+      return Number(rs.rows[0]?.id);
+    },
   };
+  oauthClient = await registerClient(server.url);
   const owner = (name: string, args: Record<string, unknown>) =>
     toolHttp(server.url, server.ownerToken, name, args);
   await owner("create_baseline", { name: ctx.baseline, epic_id: ctx.epic });

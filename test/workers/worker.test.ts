@@ -4,6 +4,10 @@
  * show up here.
  */
 import { createClient } from "@libsql/client";
+import {
+  Client as ClientV2,
+  StreamableHTTPClientTransport as TransportV2,
+} from "@modelcontextprotocol/client";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -48,7 +52,9 @@ describe("the Worker under wrangler dev", () => {
 
     const missing = await rpc({ jsonrpc: "2.0", id: 2, method: "ping" });
     expect(missing.status).toBe(401);
-    expect(missing.headers.get("www-authenticate")).toBe('Bearer realm="reqlix"');
+    expect(missing.headers.get("www-authenticate")).toBe(
+      `Bearer realm="reqlix", resource_metadata="${worker.url}/.well-known/oauth-protected-resource/mcp"`,
+    );
 
     const unknown = await rpc({ jsonrpc: "2.0", id: 3, method: "ping" }, `rqx_${"x".repeat(40)}`);
     expect(unknown.status).toBe(401);
@@ -197,6 +203,92 @@ describe("the Worker under wrangler dev", () => {
     const client = new Client({ name: "reqlix-worker-test", version: "1.0.0" });
     const transport = new StreamableHTTPClientTransport(new URL(`${worker.url}/mcp`));
     await expect(client.connect(transport)).rejects.toThrow(/401|Unauthorized/i);
+  });
+});
+
+describe("MCP 2026-07-28 beside the 2025 era on the Worker's /mcp", () => {
+  const modernClient = async () => {
+    const client = new ClientV2(
+      { name: "reqlix-worker-modern", version: "1.0.0" },
+      { versionNegotiation: { mode: { pin: "2026-07-28" } } },
+    );
+    await client.connect(
+      new TransportV2(new URL(`${worker.url}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${worker.token}` } },
+      }),
+    );
+    return client;
+  };
+
+  it("the SDK v2 client pinned to 2026-07-28 connects, lists and calls tools in workerd", async () => {
+    const client = await modernClient();
+    try {
+      expect(client.getProtocolEra()).toBe("modern");
+      expect(client.getServerVersion()?.name).toBe("reqlix");
+      const { tools } = await client.listTools();
+      expect(tools.map((t) => t.name)).toContain("create_epic");
+      const created = await client.callTool({
+        name: "create_epic",
+        arguments: { title: "Modern in workerd" },
+      });
+      expect(created.isError, JSON.stringify(created.content)).toBeFalsy();
+      expect((created.structuredContent as { reference_id?: string }).reference_id).toMatch(/^EP-\d{3}$/);
+      const missing = await client.readResource({ uri: "nothing://here" }).then(
+        () => undefined,
+        (e: unknown) => e as { code?: number; data?: { uri?: string } },
+      );
+      expect(missing?.code).toBe(-32602);
+      expect(missing?.data?.uri).toBe("nothing://here");
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("the SDK v1 client (initialize, 2025-11-25) still connects and gets -32002 for a missing resource", async () => {
+    const client = new Client({ name: "reqlix-worker-legacy", version: "1.0.0" });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${worker.url}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${worker.token}` } },
+      }),
+    );
+    try {
+      const { tools } = await client.listTools();
+      expect(tools.map((t) => t.name)).toContain("create_epic");
+      const missing = await client.readResource({ uri: "nothing://here" }).then(
+        () => undefined,
+        (e: unknown) => e as { code?: number },
+      );
+      expect(missing?.code).toBe(-32002);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("refuses an Mcp-Method header that disagrees with the body (400, -32020) and serves server/discover", async () => {
+    const meta = {
+      "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+      "io.modelcontextprotocol/clientCapabilities": {},
+    };
+    const send = (method: string, header: string) =>
+      fetch(`${worker.url}/mcp`, {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${worker.token}`,
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          "mcp-protocol-version": "2026-07-28",
+          "mcp-method": header,
+        },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params: { _meta: meta } }),
+      });
+    const mismatch = await send("tools/list", "prompts/list");
+    expect(mismatch.status).toBe(400);
+    expect(((await mismatch.json()) as { error: { code: number } }).error.code).toBe(-32020);
+    const discover = await send("server/discover", "server/discover");
+    expect(discover.status).toBe(200);
+    const result = ((await discover.json()) as { result: Record<string, unknown> }).result;
+    expect(result.supportedVersions).toContain("2026-07-28");
+    expect(result).toMatchObject({ resultType: "complete", cacheScope: "private" });
   });
 });
 

@@ -1,16 +1,14 @@
 /**
  * The CSV format (docs/interchange.md "CSV"): one row per requirement, with its story and epic by
  * reference id and title. Written by hand (RFC 4180: every cell quoted when it holds a comma, quote, CR
- * or LF; CRLF row ends) and streamed; read with `csv-parse` — the most used CSV parser for JavaScript,
- * maintained since 2010 — because quoted cells spanning lines, doubled quotes, a BOM and ragged rows are
- * where hand-written parsers go wrong, and it reports the line of each error. Its browser build carries its
- * own Buffer, so it also runs in the Worker (which has no nodejs_compat).
+ * or LF; CRLF row ends) and streamed; read by `csv-read.ts` (RFC 4180, line and cell of each error; small
+ * enough for the Worker, where csv-parse's browser build was a quarter of the bundle's growth).
  *
  * Formula injection: a text cell beginning with `=`, `+`, `-`, `@`, TAB or CR (or with `'` followed by one
  * of those) is written with a leading `'`, so a spreadsheet shows it as text instead of running it; import
  * removes exactly that `'` again, so a round trip loses nothing.
  */
-import { parse } from "csv-parse/browser/esm/sync";
+import { type CsvRow, CsvSyntaxError, parseCsv } from "./csv-read.js";
 import {
   DocumentError,
   type DocumentProblem,
@@ -101,31 +99,16 @@ async function exportCsv(source: ExportSource, out: ExportWriter): Promise<void>
   await out.write(batch);
 }
 
-interface CsvError extends Error {
-  code?: string;
-  lines?: number;
-  column?: number;
-}
-
 /** Reads CSV text into the document; problems name the line and the column (the field's position, 1-based). */
 export function parseCsvDocument(input: string): ReturnType<typeof validateDocument> {
-  let records: { record: string[]; info: { lines: number } }[];
+  let records: CsvRow[];
   try {
-    records = parse(input, {
-      bom: true,
-      info: true,
-      skip_empty_lines: true,
-      relax_column_count: false,
-    }) as never;
+    records = parseCsv(input);
   } catch (err) {
-    const e = err as CsvError;
-    const problem: DocumentProblem = {
-      message: e.message,
-      line: e.lines ?? 1,
-      column: (typeof e.column === "number" ? e.column : 0) + 1,
-    };
+    if (!(err instanceof CsvSyntaxError)) throw err;
+    const problem: DocumentProblem = { message: err.message, line: err.line, column: err.column };
     throw new DocumentError(
-      `The file is not valid CSV: ${e.message} (line ${problem.line}, column ${problem.column}). Fix it there and send it again; nothing was imported.`,
+      `The file is not valid CSV: ${err.message} (line ${problem.line}, column ${problem.column}). Fix it there and send it again; nothing was imported.`,
       [problem],
     );
   }
@@ -134,7 +117,7 @@ export function parseCsvDocument(input: string): ReturnType<typeof validateDocum
     throw new DocumentError("The CSV file is empty: send a header row and one row per requirement.", [
       { message: "empty", line: 1, column: 1 },
     ]);
-  const header = head.record.map((h) => h.trim().toLowerCase());
+  const header = head.cells.map((h) => h.trim().toLowerCase());
   const missing = ["title", "type", "user_story"].filter((c) => !header.includes(c));
   if (missing.length > 0) {
     throw new DocumentError(
@@ -152,7 +135,7 @@ export function parseCsvDocument(input: string): ReturnType<typeof validateDocum
   const epics = new Map<string, Record<string, unknown>>();
   const stories = new Map<string, Record<string, unknown>>();
   const lines: number[] = [];
-  for (const { record, info } of rows) {
+  for (const { cells: record, line } of rows) {
     const get = (c: string) => {
       const i = header.indexOf(c);
       return i < 0 ? undefined : unneutralise(record[i] ?? "");
@@ -167,10 +150,10 @@ export function parseCsvDocument(input: string): ReturnType<typeof validateDocum
       try {
         Object.assign(attributes, JSON.parse(attrText));
       } catch {
-        throw new DocumentError(`Line ${info.lines}: the attributes cell is not a JSON object.`, [
+        throw new DocumentError(`Line ${line}: the attributes cell is not a JSON object.`, [
           {
             message: "attributes: not a JSON object",
-            line: info.lines,
+            line,
             column: header.indexOf("attributes") + 1,
           },
         ]);
@@ -191,7 +174,7 @@ export function parseCsvDocument(input: string): ReturnType<typeof validateDocum
     }
     const priority = opt("priority");
     const revision = opt("revision");
-    lines.push(info.lines);
+    lines.push(line);
     doc.requirements?.push({
       ...idFields(opt("reference_id") ?? "", "REQ", {}),
       ...(opt("external_id") !== undefined ? { external_id: opt("external_id") } : {}),

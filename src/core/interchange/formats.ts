@@ -41,6 +41,17 @@ export interface ExportSource {
   acceptanceCriteria(): AsyncIterable<CriterionDoc>;
   relationships(): AsyncIterable<RelationshipDoc>;
   comments(): AsyncIterable<CommentDoc>;
+  /**
+   * The same lists as JSON text, one string per item, each exactly `JSON.stringify` of the item the object
+   * list yields (a database source has SQLite build it): the JSON export writes them as they are.
+   */
+  json?: {
+    epics(): AsyncIterable<string>;
+    userStories(): AsyncIterable<string>;
+    requirements(): AsyncIterable<string>;
+    acceptanceCriteria(): AsyncIterable<string>;
+    relationships(): AsyncIterable<string>;
+  };
   /** Present only when the caller asked for baselines. */
   baselines?(): AsyncIterable<BaselineDoc>;
   /** The stories of one epic, the requirements and criteria of one story (by reference id), in order. */
@@ -78,11 +89,16 @@ export interface InterchangeFormat {
   parse(input: ImportInput): Promise<InterchangeDocument>;
 }
 
-/** An `ImportInput` over bytes already in memory (the CLI, tests). */
-export function importInputOf(data: Uint8Array | string, fileName?: string): ImportInput {
+/** An `ImportInput` over bytes already in memory (the CLI, tests); `options` as the route's query parameters. */
+export function importInputOf(
+  data: Uint8Array | string,
+  fileName?: string,
+  options?: Readonly<Record<string, string>>,
+): ImportInput {
   const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data;
   return {
     ...(fileName !== undefined ? { fileName } : {}),
+    ...(options !== undefined ? { options } : {}),
     bytes: async () => bytes,
     text: async () => decodeUtf8(bytes),
     stream: () =>

@@ -1,10 +1,9 @@
 /**
  * The JSON format: the interchange document itself (`docs/interchange.md`). Written one entity per line,
  * streamed from the source so memory stays flat; read with `JSON.parse`, and on failure located with
- * `jsonc-parser` (Microsoft's, used by VS Code): it reports the offset of a syntax error and finds the node of
- * a schema error's path, which `JSON.parse` does not, so every problem names its line and column.
+ * `json-locate.ts` (the offset of a syntax error, the node of a schema error's path), so every problem names
+ * its line and column.
  */
-import { findNodeAtLocation, type ParseError, parse, parseTree, printParseErrorCode } from "jsonc-parser";
 import { DOCUMENT_FORMAT, DOCUMENT_VERSION, DocumentError, validateDocument } from "./document.js";
 import {
   decodeUtf8,
@@ -13,14 +12,23 @@ import {
   type InterchangeFormat,
   positionAt,
 } from "./formats.js";
+import { jsonPathOffset, jsonSyntaxProblem } from "./json-locate.js";
 
-/** Writes `items` as the members of a JSON array, one per line; `first` says whether the array is empty. */
-async function writeArray(out: ExportWriter, key: string, items: AsyncIterable<unknown>): Promise<void> {
+/**
+ * Writes `items` as the members of a JSON array, one per line; `first` says whether the array is empty.
+ * `serialized`: the items are already JSON text (`ExportSource.json`).
+ */
+async function writeArray(
+  out: ExportWriter,
+  key: string,
+  items: AsyncIterable<unknown>,
+  serialized = false,
+): Promise<void> {
   await out.write(`,\n${JSON.stringify(key)}:[`);
   let first = true;
   let batch = "";
   for await (const item of items) {
-    batch += `${first ? "\n" : ",\n"}${JSON.stringify(item)}`;
+    batch += `${first ? "\n" : ",\n"}${serialized ? (item as string) : JSON.stringify(item)}`;
     first = false;
     // Chunks of ~64 KiB: few writes, flat memory.
     if (batch.length > 65_536) {
@@ -43,11 +51,17 @@ export async function exportJson(source: ExportSource, out: ExportWriter): Promi
   await out.write(JSON.stringify(head).slice(0, -1));
   await writeArray(out, "requirement_types", fromArray(h.requirement_types));
   await writeArray(out, "relationship_types", fromArray(h.relationship_types));
-  await writeArray(out, "epics", source.epics());
-  await writeArray(out, "user_stories", source.userStories());
-  await writeArray(out, "requirements", source.requirements());
-  await writeArray(out, "acceptance_criteria", source.acceptanceCriteria());
-  await writeArray(out, "relationships", source.relationships());
+  const json = source.json;
+  await writeArray(out, "epics", json?.epics() ?? source.epics(), json !== undefined);
+  await writeArray(out, "user_stories", json?.userStories() ?? source.userStories(), json !== undefined);
+  await writeArray(out, "requirements", json?.requirements() ?? source.requirements(), json !== undefined);
+  await writeArray(
+    out,
+    "acceptance_criteria",
+    json?.acceptanceCriteria() ?? source.acceptanceCriteria(),
+    json !== undefined,
+  );
+  await writeArray(out, "relationships", json?.relationships() ?? source.relationships(), json !== undefined);
   await writeArray(out, "comments", source.comments());
   if (source.baselines) await writeArray(out, "baselines", source.baselines());
   await out.write("\n}\n");
@@ -57,14 +71,10 @@ async function* fromArray<T>(items: T[]): AsyncIterable<T> {
   yield* items;
 }
 
-/** A syntax error's position and wording, from jsonc-parser (strict: no comments, no trailing commas). */
+/** A syntax error's position and wording (strict: no comments, no trailing commas). */
 function syntaxProblem(text: string) {
-  const errors: ParseError[] = [];
-  parse(text, errors, { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false });
-  const first = errors[0];
-  const at = positionAt(text, first?.offset ?? 0);
-  const what = first ? printParseErrorCode(first.error) : "InvalidJSON";
-  return { message: `invalid JSON (${what})`, ...at };
+  const found = jsonSyntaxProblem(text) ?? { offset: 0, message: "the text is not JSON" };
+  return { message: `invalid JSON: ${found.message}`, ...positionAt(text, found.offset) };
 }
 
 export function parseJsonDocument(text: string) {
@@ -78,18 +88,8 @@ export function parseJsonDocument(text: string) {
       [problem],
     );
   }
-  let tree: ReturnType<typeof parseTree> | undefined;
-  return validateDocument(value, (path) => {
-    // Only on error: the tree is built once, for the first call.
-    tree ??= parseTree(text);
-    if (!tree) return undefined;
-    // The deepest node that exists on the path (a missing field is reported at its parent).
-    for (let n = path.length; n >= 0; n--) {
-      const node = findNodeAtLocation(tree, path.slice(0, n) as (string | number)[]);
-      if (node) return positionAt(text, node.offset);
-    }
-    return undefined;
-  });
+  // Only on error: the deepest node that exists on the path (a missing field is reported at its parent).
+  return validateDocument(value, (path) => positionAt(text, jsonPathOffset(text, path)));
 }
 
 export const jsonFormat: InterchangeFormat = {

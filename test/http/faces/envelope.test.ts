@@ -9,6 +9,10 @@ import { MCP_ACCEPT, parseMcpBody } from "../../helpers/hosted.js";
 import { SECRET_DETAIL, withFixtures } from "./face-fixtures.js";
 import { callTool, mcp, rpc, rpcRaw } from "./http.js";
 
+/** The 401 challenge of the MCP faces: Bearer, and where the OAuth metadata is (RFC 9728). */
+const MCP_CHALLENGE =
+  /^Bearer realm="reqlix", resource_metadata="https?:\/\/[^/"]+\/\.well-known\/oauth-protected-resource\/mcp"$/;
+
 let t: TestApp;
 beforeAll(async () => {
   t = await createTestApp({ registries: withFixtures });
@@ -55,7 +59,7 @@ describe("POST /api/v1/mcp envelope", () => {
     for (const token of [null, "nope", unknown]) {
       const a = await rpc(t, "ping", undefined, token);
       expect(a.status).toBe(401);
-      expect(a.headers.get("www-authenticate")).toBe('Bearer realm="reqlix"');
+      expect(a.headers.get("www-authenticate")).toMatch(MCP_CHALLENGE);
       expect(a.body).toMatchObject({ jsonrpc: "2.0", id: null, error: { code: -32001 } });
       expect(a.text).not.toContain(unknown);
     }
@@ -185,7 +189,7 @@ describe("/mcp transport", () => {
   it("no token → 401 with WWW-Authenticate", async () => {
     const res = await post({ jsonrpc: "2.0", id: 1, method: "ping" }, { authorization: "" });
     expect(res.status).toBe(401);
-    expect(res.headers.get("www-authenticate")).toBe('Bearer realm="reqlix"');
+    expect(res.headers.get("www-authenticate")).toMatch(MCP_CHALLENGE);
   });
 
   it("an unsupported MCP-Protocol-Version → 400; a supported one passes", async () => {
@@ -264,10 +268,10 @@ describe("/mcp transport", () => {
     expect(messages.slice(0, 3).map((m) => m.params?.progress)).toEqual([1, 2, 3]);
   });
 
-  it("tool failures are results with isError: unknown tool, bad arguments naming the field, internal error with the request id", async () => {
+  it("an unknown tool is a protocol error (-32601, as on /api/v1/mcp); a tool's failures are results with isError: bad arguments naming the field, internal error with the request id", async () => {
     const unknown = await mcp(t, "tools/call", { name: "drop_everything", arguments: {} });
-    expect(unknown.body.result.isError).toBe(true);
-    expect(unknown.body.result.content[0].text).toContain('Unknown tool "drop_everything"');
+    expect(unknown.body.error).toMatchObject({ code: -32601, data: { name: "drop_everything" } });
+    expect(unknown.body.error.message).toMatch(/^Unknown tool "drop_everything"\. Available tools: /);
 
     const bad = await mcp(t, "tools/call", {
       name: "get_user_story_requirements",

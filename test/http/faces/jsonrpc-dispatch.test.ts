@@ -206,7 +206,10 @@ describe("methods", () => {
   it("arguments that are not an object are -32602", async () => {
     const error = errorOf(await send(call("tools/call", { name: "get_note", arguments: "NOTE-001" })));
     expect(error.code).toBe(-32602);
-    expect(error.data).toEqual({ errors: [{ field: "params.arguments", message: "Expected an object" }] });
+    // The SDK's own request schema says what was wrong.
+    expect(error.data).toEqual({
+      errors: [{ field: "params.arguments", message: "Invalid input: expected record, received string" }],
+    });
   });
 
   it("not found is -32002 with data.reference_id", async () => {

@@ -6,15 +6,20 @@ import {
   END,
   expectedReadme,
   firstSentence,
+  markers,
   README,
   withGeneratedDocs,
 } from "../../../scripts/gen-tool-table.js";
 
 describe("README tool tables", () => {
-  it("match the hosted registry (run `npm run docs:tools` when this fails)", () => {
+  it("match the hosted registry and every companion toolset (run `npm run docs:tools` when this fails)", () => {
     const current = readFileSync(README, "utf8");
     expect(current).toContain(BEGIN);
     expect(current).toContain("| `get_user_story_requirements` | backlog | read |");
+    expect(current).toContain("| `reqlix_get_requirement` | read |");
+    expect(current).toContain("| `search_docs` | read |");
+    expect(current).toContain("| `ixchel_create` | write |");
+    expect(current).toContain("| `trace_file` | read |");
     expect(current, "README.md is stale: run `npm run docs:tools`").toBe(expectedReadme(current));
   });
 
@@ -23,6 +28,13 @@ describe("README tool tables", () => {
     const stale = withGeneratedDocs(current, `${BEGIN}\n| \`old_tool\` | read | Gone. | — |\n${END}`);
     expect(expectedReadme(stale)).not.toBe(stale);
     expect(() => withGeneratedDocs("no markers here", "x")).toThrow("must contain the markers");
+    const { begin, end } = markers("trace");
+    const staleTrace = withGeneratedDocs(
+      current,
+      `${begin}\n| \`trace_gone\` | read | Gone. | — |\n${end}`,
+      "trace",
+    );
+    expect(expectedReadme(staleTrace)).not.toBe(staleTrace);
   });
 
   it("keeps the first sentence whole across 'e.g.' and parentheses", () => {

@@ -121,7 +121,11 @@ describe("SDK Client over Streamable HTTP", () => {
       () => undefined,
       (error: unknown) => error as { code: number; message: string },
     );
-    expect(prompt?.code).toBe(-32602);
+    // The same code as /api/v1/mcp (one error table): an unknown prompt is -32601, naming the prompts.
+    expect(prompt?.code).toBe(-32601);
+    expect(prompt?.message).toMatch(
+      /^MCP error -32601: Unknown prompt "no_such_prompt"\. Available prompts: /,
+    );
     expect(prompt?.message.match(/MCP error/g)).toHaveLength(1);
   });
 

@@ -13,7 +13,12 @@ let child: ChildProcessWithoutNullStreams | undefined;
 let cleanup: (() => Promise<void>) | undefined;
 
 afterEach(async () => {
-  child?.kill();
+  // The companion may still be writing its cache when killed: remove its folder only after it has exited.
+  if (child && child.exitCode === null && child.signalCode === null) {
+    const exited = new Promise((resolve) => child?.once("exit", resolve));
+    child.kill();
+    await exited;
+  }
   await cleanup?.();
 });
 

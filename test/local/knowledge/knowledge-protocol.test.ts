@@ -72,22 +72,24 @@ describe("REQ-8 over raw stdio", () => {
     session.write(`${JSON.stringify({ jsonrpc: "2.0", id: 5, method: "docs/search", params: {} })}\n`);
     expect(await session.next()).toMatchObject({
       id: 5,
-      error: { code: -32601, message: "Method not found" },
+      error: {
+        code: -32601,
+        message: expect.stringMatching(/^Method not found: docs\/search\. Supported methods: /),
+      },
     });
   });
 
-  it("REQ-8: an undefined tool answers in the tools/call result with isError naming the available tools", async () => {
+  it("REQ-8: an undefined tool is Method not found (-32601) naming the available tools", async () => {
     session.write(
       `${JSON.stringify({ jsonrpc: "2.0", id: 6, method: "tools/call", params: { name: "get_docs", arguments: {} } })}\n`,
     );
     expect(await session.next()).toEqual({
       jsonrpc: "2.0",
       id: 6,
-      result: {
-        isError: true,
-        content: [
-          { type: "text", text: 'Unknown tool "get_docs". Available tools: list_docsets, search_docs.' },
-        ],
+      error: {
+        code: -32601,
+        message: 'Unknown tool "get_docs". Available tools: list_docsets, search_docs.',
+        data: { name: "get_docs", available: ["list_docsets", "search_docs"] },
       },
     });
   });

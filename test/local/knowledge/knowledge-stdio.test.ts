@@ -253,12 +253,12 @@ describe("agentic-knowledge-mcp over stdio, in a project with a configuration", 
     expect(text(generalized)).toContain("generalized_keywords: 25 items; at most 20 are allowed");
   });
 
-  it("REQ-8: calling an undefined tool returns an error naming it and the available tools (DESIGN: tool result isError on MCP faces)", async () => {
-    const result = await call(companion, "search_documentation", {});
-    expect(result.isError).toBe(true);
-    expect(text(result)).toBe(
-      'Unknown tool "search_documentation". Available tools: list_docsets, search_docs.',
-    );
+  it("REQ-8: calling an undefined tool returns a method-not-found error naming it and the available tools", async () => {
+    await expect(call(companion, "search_documentation", {})).rejects.toMatchObject({
+      code: -32601,
+      message:
+        'MCP error -32601: Unknown tool "search_documentation". Available tools: list_docsets, search_docs.',
+    });
   });
 
   it("beyond the spec: searches the local docset folder and returns matches with context after the instruction", async () => {

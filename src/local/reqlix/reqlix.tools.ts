@@ -8,7 +8,7 @@ import type { Registry, RenderedResult } from "../../core/registry.js";
 import { bridgeTools } from "../bridge/bridge.tools.js";
 import type { LocalContext, LocalEnvironment } from "../context.js";
 import { INSTRUCTIONS } from "./descriptions.js";
-import { reqlixTools } from "./tools.js";
+import { reqlixTools } from "./requirements.tools.js";
 
 export function renderSuccess(output: unknown): RenderedResult {
   return { text: JSON.stringify({ success: true, data: output }) };

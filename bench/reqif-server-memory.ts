@@ -1,0 +1,211 @@
+/**
+ * Issue 15: "a 100 MB ReqIF import grows server memory by less than 200 MB" — measured from a real server
+ * process (the `npm start` bundle, dist/server/node.js, on its own libSQL file): its resident set
+ * (/proc/<pid>/status VmRSS) sampled every 25 ms while `POST /api/v1/import?format=reqif&dry_run=false`
+ * applies a generated ReqIF file of `mb` MB, against the idle server's after start-up and one request.
+ * Used by bench/reqif.ts (case d).
+ */
+import { spawn, spawnSync } from "node:child_process";
+import { createWriteStream, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { EpicDoc, RequirementDoc, UserStoryDoc } from "../src/core/interchange/document.js";
+import type { ExportSource } from "../src/core/interchange/formats.js";
+import { exportReqif } from "../src/core/interchange/reqif/reqif-write.js";
+
+const STORIES_PER_EPIC = 20;
+const REQUIREMENTS_PER_STORY = 50;
+/** ≈ 2.2 MB of ReqIF per epic with this text. */
+const MB_PER_EPIC = 2.2;
+const TEXT =
+  "The system shall keep every value it was sent, exactly, and say what was wrong otherwise. ".repeat(5);
+const num = (n: number) => String(n).padStart(3, "0");
+
+/** A workspace of `epics` epics (20 stories of 50 requirements each, a link per 10), generated as read. */
+function syntheticSource(epics: number): ExportSource {
+  const at = "2026-11-25T10:00:00.000Z";
+  async function* none<T>(): AsyncIterable<T> {}
+  const total = epics * STORIES_PER_EPIC * REQUIREMENTS_PER_STORY;
+  return {
+    header: {
+      exported_at: at,
+      workspace: { slug: "big", name: "Big" },
+      scope: { kind: "workspace" },
+      requirement_types: [{ name: "Functional", description: "" }],
+      relationship_types: [{ name: "depends_on", description: "" }],
+    },
+    async *epics() {
+      for (let e = 1; e <= epics; e++)
+        yield {
+          reference_id: `EP-${num(e)}`,
+          title: `Epic ${e}`,
+          description: TEXT,
+          status: "Draft",
+          priority: 2,
+        } as EpicDoc;
+    },
+    async *userStories() {
+      for (let n = 1; n <= epics * STORIES_PER_EPIC; n++)
+        yield {
+          reference_id: `US-${num(n)}`,
+          epic: `EP-${num(Math.ceil(n / STORIES_PER_EPIC))}`,
+          title: `Story ${n}`,
+          description: TEXT,
+          status: "Draft",
+          priority: 3,
+        } as UserStoryDoc;
+    },
+    async *requirements() {
+      for (let n = 1; n <= total; n++)
+        yield {
+          reference_id: `REQ-${num(n)}`,
+          user_story: `US-${num(Math.ceil(n / REQUIREMENTS_PER_STORY))}`,
+          title: `Requirement ${n}`,
+          description: `${TEXT}\n${n}`,
+          type: "Functional",
+          status: "Draft",
+          priority: 1 + (n % 4),
+        } as RequirementDoc;
+    },
+    async *relationships() {
+      for (let n = 2; n <= total; n += 10)
+        yield { source: `REQ-${num(n)}`, target: `REQ-${num(n - 1)}`, type: "depends_on" };
+    },
+    criteriaOf: () => none(),
+    userStoriesOf: () => none(),
+    requirementsOf: () => none(),
+    acceptanceCriteria: () => none(),
+    comments: () => none(),
+  };
+}
+
+export async function writeReqif(path: string, epics: number): Promise<void> {
+  const out = createWriteStream(path);
+  await exportReqif(syntheticSource(epics), {
+    write: (chunk) => new Promise<void>((ok, fail) => out.write(chunk, (err) => (err ? fail(err) : ok()))),
+  });
+  await new Promise<void>((ok) => out.end(ok));
+}
+
+/** The process's resident set, and its anonymous part (heap, native allocations; not mapped file pages). */
+function rssOf(pid: number): { rss: number; anon: number } {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  const kb = (name: string) => Number(new RegExp(`${name}:\\s+(\\d+) kB`).exec(status)?.[1] ?? 0) * 1024;
+  return { rss: kb("VmRSS"), anon: kb("RssAnon") };
+}
+
+export interface ServerImportMemory {
+  fileBytes: number;
+  requirements: number;
+  created: number;
+  idleRss: number;
+  peakRss: number;
+  /** Peak resident set over the idle one. */
+  growth: number;
+  /** The same for anonymous memory only (mapped database pages excluded). */
+  anonGrowth: number;
+  ms: number;
+}
+
+/** Generates the file, starts the server, imports, reports; everything it made is removed. */
+export async function measureServerImport(mb: number): Promise<ServerImportMemory> {
+  const dir = mkdtempSync(join(tmpdir(), "reqlix-bench-reqif-server-"));
+  const root = join(import.meta.dirname, "..");
+  try {
+    const epics = Math.max(1, Math.ceil(mb / MB_PER_EPIC));
+    const file = join(dir, "big.reqif");
+    await writeReqif(file, epics);
+    const fileBytes = statSync(file).size;
+    const build = spawnSync(process.execPath, ["scripts/build-server.mjs"], { cwd: root, encoding: "utf8" });
+    if (build.status !== 0) throw new Error(`build-server failed: ${build.stderr}`);
+    const token = `rqx_${"b".repeat(40)}`;
+    const server = spawn(process.execPath, ["dist/server/node.js"], {
+      cwd: root,
+      env: {
+        ...process.env,
+        HOST: "127.0.0.1",
+        PORT: "0",
+        REQLIX_LOG_LEVEL: "warn",
+        REQLIX_DB_URL: `file:${join(dir, "server.db")}`,
+        REQLIX_BOOTSTRAP_TOKEN: token,
+        // The body is read as the parser consumes it: under load, 100 MB take longer than the default 30 s
+        // allowed to receive a request (which then cuts the connection).
+        REQLIX_REQUEST_TIMEOUT_MS: "900000",
+      },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let out = "";
+    server.stdout?.on("data", (b: Buffer) => {
+      out += b.toString();
+    });
+    server.stderr?.on("data", (b: Buffer) => {
+      out += b.toString();
+    });
+    try {
+      const deadline = Date.now() + 60_000;
+      let url: string | undefined;
+      while (!url) {
+        url = /listening on (http:\/\/[^\s]+)/.exec(out)?.[1];
+        if (server.exitCode !== null || Date.now() > deadline)
+          throw new Error(`server did not start:\n${out}`);
+        await new Promise((r) => setTimeout(r, 25));
+      }
+      const pid = server.pid as number;
+      const health = await fetch(`${url}/healthz`);
+      await health.text();
+      await new Promise((r) => setTimeout(r, 1000));
+      const idle = rssOf(pid);
+      const peak = { ...idle };
+      const sample = () => {
+        const now = rssOf(pid);
+        peak.rss = Math.max(peak.rss, now.rss);
+        peak.anon = Math.max(peak.anon, now.anon);
+      };
+      const sampler = setInterval(sample, 25);
+      const body = readFileSync(file);
+      const t0 = performance.now();
+      const res = await fetch(`${url}/api/v1/import?format=reqif&dry_run=false`, {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${token}`,
+          "content-type": "application/xml",
+          "content-disposition": 'attachment; filename="big.reqif"',
+        },
+        body,
+      });
+      const answer = await res.text();
+      if (res.status !== 200 || answer === "")
+        throw new Error(`import: ${res.status} ${answer.slice(0, 500)}\nserver output:\n${out.slice(-2000)}`);
+      const report = JSON.parse(answer) as { counts?: { create: number } };
+      const ms = performance.now() - t0;
+      clearInterval(sampler);
+      sample();
+      if (res.status !== 200)
+        throw new Error(`import: ${res.status} ${JSON.stringify(report).slice(0, 500)}`);
+      return {
+        fileBytes,
+        requirements: epics * STORIES_PER_EPIC * REQUIREMENTS_PER_STORY,
+        created: report.counts?.create ?? 0,
+        idleRss: idle.rss,
+        peakRss: peak.rss,
+        growth: peak.rss - idle.rss,
+        anonGrowth: peak.anon - idle.anon,
+        ms,
+      };
+    } finally {
+      server.kill("SIGTERM");
+      await new Promise((r) => server.once("close", r));
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (import.meta.main || process.argv[1]?.endsWith("reqif-server-memory.ts")) {
+  const mbArg = process.argv.indexOf("--mb");
+  const r = await measureServerImport(mbArg === -1 ? 100 : Number(process.argv[mbArg + 1]));
+  const MB = 1024 * 1024;
+  console.log(
+    `${(r.fileBytes / MB).toFixed(1)} MB, ${r.requirements} requirements, ${r.created} created in ${Math.round(r.ms)} ms: idle ${(r.idleRss / MB).toFixed(0)} MB, peak ${(r.peakRss / MB).toFixed(0)} MB, growth ${(r.growth / MB).toFixed(0)} MB (anonymous ${(r.anonGrowth / MB).toFixed(0)} MB)`,
+  );
+}

@@ -1,0 +1,128 @@
+/**
+ * bm25 computed by us, for the workspaces searched through their workspace term (search-ranking.ts).
+ *
+ * FTS5's bm25() weighs each phrase by walking the phrase's whole doclist, every workspace's rows, once per
+ * query: ~30–60 ms for a common word at a million rows, whatever the caller's workspace holds. Here the same
+ * formula (FTS5's: k1 = 1.2, b = 0.75, column weights 10/5/1, a row's length over the index's average) is
+ * computed from what costs only the caller's rows:
+ * - a phrase's frequency in a row: the instances `highlight()` marks in each column of that row;
+ * - a row's length: its `search_fts_docsize` record (FTS5's varints, one per column, summed in SQL);
+ * - the average length: the index's averages record (`search_fts_data` id 1), one row;
+ * - a phrase's weight (IDF): from its matches in the caller's workspace and the workspace's rows, not the
+ *   whole index (the whole index is what made it slow, and other tenants' words should not weigh ours).
+ * One phrase ranks exactly as bm25() does (the weight is a constant factor); several rank by the workspace's
+ * own word statistics. Lengths are exact up to 8,191 tokens per column: a varint byte is read as the code
+ * point of a one-byte text, which SQLite gives as is below 0xC0 (longer columns count as ~16,000).
+ */
+import { type SQL, sql } from "drizzle-orm";
+import type { Executor } from "./database.js";
+
+const K1 = 1.2;
+const B = 0.75;
+
+/** A phrase's weighted frequency in the row of `table` (column weights 10/5/1, as search-ranking.ts's bm25()). */
+export const weightedFrequency = (table: string) =>
+  sql.raw(
+    [
+      ["10", 0, "reference_id"],
+      ["5", 1, "title"],
+      ["1", 2, "description"],
+    ]
+      .map(
+        ([w, col, name]) =>
+          `${w} * (length(highlight(search_fts, ${col}, char(1), '')) - length(${table}.${name}))`,
+      )
+      .join(" + "),
+  );
+
+/** The phrases of an ftsQuery match string (`"a" "b c"`), each still quoted. */
+export const phrasesOf = (match: string): string[] => match.match(/"[^"]*"/g) ?? [];
+
+/** SQLite varints (big-endian, 7 bits a byte; the ninth byte carries 8). */
+function varints(bytes: Uint8Array): number[] {
+  const out: number[] = [];
+  let i = 0;
+  while (i < bytes.length) {
+    let v = 0;
+    for (let n = 0; n < 9 && i < bytes.length; n++) {
+      const b = bytes[i++] as number;
+      if (n === 8) {
+        v = v * 256 + b;
+        break;
+      }
+      v = v * 128 + (b & 0x7f);
+      if (b < 0x80) break;
+    }
+    out.push(v);
+  }
+  return out;
+}
+
+/** The index's average row length in tokens (all columns), as bm25() takes it. */
+export async function averageRowLength(ex: Executor): Promise<number> {
+  const rows = await ex.all<{ block: ArrayBuffer | Uint8Array | null }>(
+    sql`SELECT block FROM search_fts_data WHERE id = 1`,
+  );
+  const block = rows[0]?.block;
+  if (!block) return 1;
+  const [count = 0, ...columns] = varints(block instanceof Uint8Array ? block : new Uint8Array(block));
+  const tokens = columns.reduce((a, b) => a + b, 0);
+  return count > 0 && tokens > 0 ? tokens / count : 1;
+}
+
+/** FTS5's IDF: log((N - n + 0.5) / (n + 0.5)), at least 1e-6. */
+export const idf = (rows: number, hits: number) =>
+  Math.max(Math.log((rows - hits + 0.5) / (hits + 0.5)), 1e-6);
+
+/** docsize records of this table are at most 3 two-byte + 4 one-byte varints. */
+const SIZE_BYTES = 10;
+
+export interface OwnScoring {
+  /**
+   * The candidate rows: a MATERIALIZED CTE named `c` with columns rid and exact, and with one phrase also
+   * `a0`, its weightedFrequency (then no second cursor is needed).
+   */
+  candidates: SQL;
+  /** The caller's workspace match expression for one phrase (`{ws}: "wsN" AND {text}: (phrase)`). */
+  phraseMatch: (phrase: string) => string;
+  phrases: string[];
+  /** Each phrase's IDF over the workspace. */
+  weights: number[];
+  avgdl: number;
+}
+
+/**
+ * CTEs after `c` that end in `s (rid, exact, score)`: score is minus bm25 (lower is better), like bm25().
+ * Each phrase's instances are counted by a cursor of its own over the workspace's matches of that phrase.
+ */
+export function ownScores(o: OwnScoring): SQL {
+  const parts: SQL[] = [o.candidates];
+  const single = o.phrases.length === 1;
+  if (!single)
+    o.phrases.forEach((phrase, i) => {
+      parts.push(sql`, ${sql.raw(`p${i}`)} AS MATERIALIZED (
+      SELECT g.rowid AS rid, ${weightedFrequency("g")} AS a FROM search_fts g
+      WHERE search_fts MATCH ${o.phraseMatch(phrase)} AND +g.rowid IN (SELECT rid FROM c))`);
+    });
+  const joins = single ? [] : o.phrases.map((_, i) => sql.raw(` JOIN p${i} ON p${i}.rid = c.rid`));
+  const freqs = single ? [sql.raw("c.a0 AS a0")] : o.phrases.map((_, i) => sql.raw(`p${i}.a AS a${i}`));
+  const bytes = Array.from({ length: SIZE_BYTES }, (_, i) =>
+    sql.raw(`min(coalesce(unicode(CAST(substr(sz, ${i + 1}, 1) AS TEXT)), 0), 255) AS b${i}`),
+  );
+  // A varint byte ≥ 0x80 is the high part of a two-byte value: (b - 128) * 128.
+  const length = sql.raw(
+    Array.from({ length: SIZE_BYTES }, (_, i) => `b${i} + (b${i} >> 7) * (127 * b${i} - 16384)`).join(" + "),
+  );
+  const terms = o.phrases.map((_, i) => {
+    const w = o.weights[i] as number;
+    return sql.raw(`${w} * a${i} * ${K1 + 1} / (a${i} + ${K1} * (${1 - B} + ${B} * d / ${o.avgdl}))`);
+  });
+  parts.push(sql`,
+    z AS MATERIALIZED (
+      SELECT c.rid, c.exact, ${sql.join(freqs, sql`, `)}, ds.sz AS sz
+      FROM c ${sql.join(joins, sql``)} JOIN search_fts_docsize ds ON ds.id = c.rid),
+    y AS MATERIALIZED (SELECT *, ${sql.join(bytes, sql`, `)} FROM z),
+    x AS (SELECT *, ${length} AS d FROM y),
+    s AS (SELECT rid, exact, -(${sql.join(terms, sql` + `)}) AS score FROM x)`);
+  return sql.join(parts, sql``);
+}

@@ -1,0 +1,83 @@
+/**
+ * `/mcp` for MCP 2026-07-28 beside the older revisions. The SDK v2's own classifier (`isLegacyRequest`)
+ * decides per request: a request carrying the 2026-07-28 envelope (`_meta` with
+ * `io.modelcontextprotocol/protocolVersion`, or a modern `MCP-Protocol-Version` header) goes to the v2
+ * handler, which checks the envelope and the `MCP-Protocol-Version` / `Mcp-Method` / `Mcp-Name` headers
+ * against the body before any server is built; everything else (initialize and the 2025 era) stays on the
+ * legacy adapter. One handler per app; each request builds a fresh v2 `Server` over the compiled registry,
+ * behind the same auth, rate limit, audit and request scope as the legacy path.
+ */
+import { createMcpHandler, isLegacyRequest } from "@modelcontextprotocol/server";
+import type { Context } from "hono";
+import type { HostedContext } from "../hosted/context.js";
+import {
+  createModernServer,
+  type ModernServerConfig,
+  NO_INPUT_VALIDATION,
+} from "../protocol/modern/server.js";
+import type { ToolScope } from "../protocol/tool-selection.js";
+import type { AppEnv } from "./context.js";
+import { auditFor, compiledFor, type FacesDeps, type RequestScope, requestScope } from "./faces-common.js";
+
+export interface ModernMcp {
+  /** The parsed body when the request belongs to the 2026-07-28 path; undefined for every other request. */
+  modernBody(request: Request, text: string): Promise<{ parsed: unknown } | undefined>;
+  /** `tools`: the connection's tool scope (toolsets, read-only, role, write scope), as on the 2025 path. */
+  serve(c: Context<AppEnv>, parsed: unknown, tools: ToolScope): Promise<Response>;
+}
+
+export function modernMcp(deps: FacesDeps): ModernMcp {
+  // One validator for every per-request server; the SDK would otherwise build its default (ajv) per request.
+  const jsonSchemaValidator: ModernServerConfig<HostedContext>["jsonSchemaValidator"] =
+    deps.jsonSchemaValidator ?? NO_INPUT_VALIDATION;
+  const compiled = compiledFor(deps);
+  const audit = auditFor(deps);
+  const serverInfo = { name: "reqlix", version: deps.version ?? "0.0.0" };
+  // The factory is called with the very Request handed to fetch; the request's scope hangs on it.
+  const scopes = new WeakMap<Request, { scope: RequestScope; tools: ToolScope }>();
+  const handler = createMcpHandler(
+    ({ requestInfo }) => {
+      const found = requestInfo ? scopes.get(requestInfo) : undefined;
+      if (!found) throw new Error("modern /mcp: no request scope for this request");
+      const { scope, tools } = found;
+      return createModernServer<HostedContext>({
+        compiled,
+        serverInfo,
+        toolScope: tools,
+        context: scope.context,
+        observe: scope.observe,
+        correlationId: scope.requestId,
+        onInternalError(error, where) {
+          scope.logInternal(error, where);
+          return `Internal error (request id ${scope.requestId}); the details are in the server log.`;
+        },
+        jsonSchemaValidator,
+      });
+    },
+    {
+      legacy: "reject",
+      onerror(error) {
+        // Refused requests (bad envelope, header mismatch) are the client's mistake: logged, not alarmed.
+        deps.logger.log("info", "mcp 2026-07-28 request refused or failed", { error: error.message });
+      },
+    },
+  );
+
+  return {
+    async modernBody(request, text) {
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        return undefined; // a body that is not JSON is answered by the 2025 path (-32700), as before
+      }
+      return (await isLegacyRequest(request, parsed)) ? undefined : { parsed };
+    },
+    async serve(c, parsed, tools) {
+      const scope = requestScope(c, deps, audit, "mcp");
+      const request = c.req.raw;
+      scopes.set(request, { scope, tools });
+      return handler.fetch(request, { parsedBody: parsed });
+    },
+  };
+}

@@ -1,0 +1,509 @@
+/**
+ * The MCP methods, implemented once for every face: `/mcp` (streamable-http.ts), stdio and in-memory
+ * (mcp-server.ts), `POST /api/v1/mcp` (jsonrpc.ts) and, for tools/call, the web app.
+ *
+ * How an adapter uses it:
+ *
+ *   const outcome = await handleMethod(method, params, env);
+ *
+ * and sends, for a request with an id:
+ *
+ *   { ok: true, result }            → `result`
+ *   { ok: false, error }            → the JSON-RPC error `{ code, message, data }`; `error.status` is the HTTP
+ *                                     status `/api/v1/mcp` answers with (MCP faces ignore it)
+ *   { ok: false, error, toolResult } → a tool execution error (the tool ran, or its arguments were refused):
+ *                                     MCP faces send `toolResult` (`isError: true`, the same text as
+ *                                     `error.message`, or the registry's own rendering) as the result, so
+ *                                     the model reads it; `/api/v1/mcp` sends `error`.
+ *
+ * Each method looks up its target, checks params against the SDK's own request schema (a mismatch is
+ * -32602 naming the field, never zod's dump), runs, and observes tools/call, resources/read and
+ * prompts/get exactly once (operations.ts). Every error comes from one table (rpc-errors.ts over
+ * core/error-table.ts), so the same mistake reads the same on every face. `handleMethod` never throws.
+ *
+ * `env` is what differs per request or connection: the compiled registry, the handler context factory,
+ * the observer, the internal-error log, the correlation id, the abort signal, a way to send notifications
+ * (progress, log messages; absent where the face has no stream) and the connection's `session` (its log
+ * level; absent on the plain JSON-RPC face, which then has no logging/setLevel).
+ */
+import {
+  CallToolRequestSchema,
+  CompleteRequestSchema,
+  GetPromptRequestSchema,
+  InitializeRequestParamsSchema,
+  InitializeRequestSchema,
+  LATEST_PROTOCOL_VERSION,
+  ListPromptsRequestSchema,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ListToolsRequestSchema,
+  type LoggingLevel,
+  LoggingLevelSchema,
+  PingRequestSchema,
+  ReadResourceRequestSchema,
+  SetLevelRequestSchema,
+  SUPPORTED_PROTOCOL_VERSIONS,
+} from "@modelcontextprotocol/sdk/types.js";
+import type * as z from "zod";
+import { RpcCode } from "../core/error-table.js";
+import { DomainError, type FieldError, isDomainError } from "../core/errors.js";
+import type { BaseContext, ContentItem, PromptDef, ResourceDef } from "../core/registry.js";
+import {
+  type CompiledRegistry,
+  type CompiledTool,
+  completionResult,
+  contentOf,
+  type ListedTool,
+  parseToolInput,
+  renderFailure,
+  renderSuccess,
+} from "./compile.js";
+import {
+  matchResource,
+  type Operation,
+  type OperationObserver,
+  type Outcome,
+  observeUnknown,
+  referenceOf,
+  runOperation,
+} from "./operations.js";
+import { domainRpcError, internalMessage, invalidParams, type RpcError, rpcError } from "./rpc-errors.js";
+import { selectionFor, type ToolScope } from "./tool-selection.js";
+
+export type { RpcError } from "./rpc-errors.js";
+
+export type Result = Record<string, unknown>;
+
+/** A tool result with `isError`: how MCP faces show a tool's failure. */
+export interface ToolErrorResult extends Result {
+  isError: true;
+  content: ContentItem[];
+}
+
+export type MethodOutcome =
+  | { ok: true; result: Result }
+  | { ok: false; error: RpcError; toolResult?: ToolErrorResult };
+
+/** Per connection (stdio, in-memory) or per request (`/mcp`): what `logging/setLevel` set. */
+export interface ProtocolSession {
+  logLevel?: LoggingLevel;
+}
+
+export type ServerNotification = {
+  method: "notifications/progress" | "notifications/message";
+  params: Record<string, unknown>;
+};
+
+export interface MethodEnv<Ctx extends BaseContext> {
+  compiled: CompiledRegistry<Ctx>;
+  serverInfo: { name: string; version: string };
+  /** Builds the handler context; `op` is the operation it serves (absent for listings): see operations.ts. */
+  context(base: BaseContext, op?: Operation): Ctx;
+  /** Told once about every tools/call, resources/read and prompts/get, whatever the outcome (audit). */
+  observe?: OperationObserver;
+  /**
+   * Logs a failure that is not a DomainError (or is `internal`/`unavailable`). Returns the text the client
+   * reads, or undefined for the standard one (`Internal error (request id …)`).
+   */
+  onInternalError(error: unknown, where: string): string | undefined;
+  /** The request id: in internal-error messages and as `data.correlation_id`. */
+  correlationId?: string;
+  signal: AbortSignal;
+  /** Sends a notification tied to this request; absent where the face cannot (no stream). */
+  notify?(notification: ServerNotification): Promise<void>;
+  /** Present on MCP faces: enables logging/setLevel and the `logging` capability. */
+  session?: ProtocolSession;
+  /**
+   * The connection's toolsets, read-only mode, role and write scope (tool-selection.ts): what tools/list
+   * lists and tools/call may run. Absent: every tool (the companion, the web app).
+   */
+  toolScope?: ToolScope;
+}
+
+const SEVERITY = new Map<LoggingLevel, number>(LoggingLevelSchema.options.map((level, i) => [level, i]));
+
+function baseContext<Ctx extends BaseContext>(env: MethodEnv<Ctx>, params: unknown): BaseContext {
+  const meta = isPlainObject(params) && isPlainObject(params._meta) ? params._meta : undefined;
+  const token = meta?.progressToken as string | number | undefined;
+  const notify = env.notify;
+  return {
+    signal: env.signal,
+    async logToClient(level, data, logger) {
+      if (!notify) return; // no stream on this face: a tool's log messages have nowhere to go
+      // Without a setLevel the client gets every message (as the SDK's own sendLoggingMessage does).
+      const min = env.session?.logLevel;
+      if (min !== undefined && (SEVERITY.get(level) ?? 0) < (SEVERITY.get(min) ?? 0)) return;
+      await notify({
+        method: "notifications/message",
+        params: { level, data, ...(logger === undefined ? {} : { logger }) },
+      });
+    },
+    async progress(progress, total, message) {
+      if (token === undefined || !notify) return;
+      await notify({
+        method: "notifications/progress",
+        params: {
+          progressToken: token,
+          progress,
+          ...(total === undefined ? {} : { total }),
+          ...(message === undefined ? {} : { message }),
+        },
+      });
+    },
+  };
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** A failure to answer with, thrown inside a method and caught once in `handleMethod`. */
+class Refusal extends Error {
+  constructor(
+    readonly error: RpcError,
+    readonly toolResult?: ToolErrorResult,
+  ) {
+    super(error.message);
+  }
+}
+
+/**
+ * The face's internal-error hook, which must not break the promise that handleMethod never throws: a hook
+ * that throws (a test harness that wants to see the failure) has its own message shown instead.
+ */
+function reportInternal<Ctx extends BaseContext>(env: MethodEnv<Ctx>, error: unknown, where: string) {
+  try {
+    return env.onInternalError(error, where);
+  } catch (thrown) {
+    return thrown instanceof Error ? thrown.message : String(thrown);
+  }
+}
+
+/** Any failure of a handler → the error to send; unexpected ones are logged here, once. */
+function failureOf<Ctx extends BaseContext>(env: MethodEnv<Ctx>, error: unknown, where: string): RpcError {
+  if (error instanceof Refusal) return error.error;
+  if (isDomainError(error)) {
+    // An internal or unavailable DomainError's message is written for the client; it is logged too.
+    if (error.code === "internal" || error.code === "unavailable") reportInternal(env, error, where);
+    return domainRpcError(error, env.correlationId);
+  }
+  const shown = reportInternal(env, error, where) ?? internalMessage(env.correlationId);
+  return domainRpcError(new DomainError("internal", shown), env.correlationId);
+}
+
+/**
+ * initialize checks the fields it is given with the SDK's schema but needs none of them: the server keeps
+ * no handshake state, and the plain JSON-RPC face is documented to answer a bare `initialize`.
+ */
+const LenientInitialize = InitializeRequestSchema.extend({
+  params: InitializeRequestParamsSchema.partial().optional(),
+});
+
+type ParamsOf<S extends z.ZodType> = NonNullable<(z.output<S> & { params?: unknown })["params"]>;
+
+/** Checks a request against the SDK's schema for its method; returns its params. */
+function paramsOf<S extends z.ZodType>(schema: S, method: string, params: unknown): ParamsOf<S> {
+  const parsed = (schema as unknown as z.ZodType).safeParse({
+    method,
+    ...(params === undefined ? {} : { params }),
+  });
+  if (parsed.success) return ((parsed.data as { params?: unknown }).params ?? {}) as ParamsOf<S>;
+  const errors: FieldError[] = parsed.error.issues.map((issue) => {
+    const path = issue.path.map(String);
+    // zod says "Invalid input: expected string, received undefined" for a field that is not there.
+    const message = / received undefined$/.test(issue.message) ? "Required" : issue.message;
+    return { field: path.length > 0 ? path.join(".") : "(request)", message };
+  });
+  throw new Refusal(invalidParams(method, errors));
+}
+
+function capabilities<Ctx extends BaseContext>(env: MethodEnv<Ctx>): Result {
+  const { compiled } = env;
+  return {
+    tools: {},
+    ...(compiled.resources.length > 0 ? { resources: {} } : {}),
+    ...(compiled.prompts.size > 0 ? { prompts: {} } : {}),
+    ...(compiled.completions ? { completions: {} } : {}),
+    ...(env.session ? { logging: {} } : {}),
+  };
+}
+
+/** The tools this request may see: the one place tools/list builds its list, for every face and era. */
+export function listTools<Ctx extends BaseContext>(env: MethodEnv<Ctx>): ListedTool[] {
+  return selectionFor(env.compiled, env.toolScope).tools;
+}
+
+function templateOf<Ctx extends BaseContext>(r: ResourceDef<Ctx>): Result {
+  return {
+    uriTemplate: r.uriTemplate,
+    name: r.name,
+    ...(r.title ? { title: r.title } : {}),
+    description: r.description,
+    mimeType: r.mimeType,
+  };
+}
+
+function listedPrompt<Ctx extends BaseContext>(p: PromptDef<Ctx>): Result {
+  return {
+    name: p.name,
+    ...(p.title ? { title: p.title } : {}),
+    description: p.description,
+    arguments: p.arguments,
+  };
+}
+
+function unknownTool<Ctx extends BaseContext>(env: MethodEnv<Ctx>, name: string): RpcError {
+  const available = listTools(env).map((t) => t.name);
+  return rpcError(
+    RpcCode.MethodNotFound,
+    `Unknown tool "${name}". Available tools: ${available.join(", ")}.`,
+    { name, available },
+  );
+}
+
+function unknownPrompt<Ctx extends BaseContext>(env: MethodEnv<Ctx>, name: string): RpcError {
+  const available = [...env.compiled.prompts.keys()];
+  return rpcError(
+    RpcCode.MethodNotFound,
+    `Unknown prompt "${name}". Available prompts: ${available.join(", ")}.`,
+    { name, available },
+  );
+}
+
+/**
+ * Runs a tool the caller named, observed once whatever happens: arguments parsed (parseToolInput), the
+ * handler run with its context, `finish` applied to the output inside the observed operation (a rendering
+ * that fails is the call's failure). tools/call renders; the web app takes the output as it is. A
+ * `refusal` (the connection's tool selection) fails the call instead of running it.
+ */
+export async function invokeTool<Ctx extends BaseContext, T>(
+  env: Pick<MethodEnv<Ctx>, "context" | "observe">,
+  tool: CompiledTool<Ctx>,
+  args: Record<string, unknown>,
+  base: BaseContext,
+  finish: (output: unknown) => T,
+  refusal?: DomainError,
+): Promise<Outcome<T>> {
+  return runOperation(env.observe, "tools/call", tool.def.name, args, async (op) => {
+    if (refusal) throw refusal;
+    return finish(await tool.def.handler(parseToolInput(tool, args), env.context(base, op)));
+  });
+}
+
+type Method = <Ctx extends BaseContext>(env: MethodEnv<Ctx>, params: unknown) => Promise<Result> | Result;
+
+const methods: Record<string, Method> = {
+  initialize(env, raw) {
+    const params = paramsOf(LenientInitialize, "initialize", raw);
+    const requested = params.protocolVersion ?? LATEST_PROTOCOL_VERSION;
+    const protocolVersion = SUPPORTED_PROTOCOL_VERSIONS.includes(requested)
+      ? requested
+      : LATEST_PROTOCOL_VERSION;
+    return {
+      protocolVersion,
+      capabilities: capabilities(env),
+      serverInfo: env.serverInfo,
+      ...(env.compiled.instructions ? { instructions: env.compiled.instructions } : {}),
+    };
+  },
+
+  ping(_env, raw) {
+    paramsOf(PingRequestSchema, "ping", raw);
+    return {};
+  },
+
+  "tools/list"(env, raw) {
+    paramsOf(ListToolsRequestSchema, "tools/list", raw);
+    return { tools: listTools(env) };
+  },
+
+  async "tools/call"(env, raw) {
+    const params = paramsOf(CallToolRequestSchema, "tools/call", raw);
+    const name = params.name;
+    const args = params.arguments ?? {};
+    const tool = env.compiled.tools.get(name);
+    if (!tool) {
+      observeUnknown(env.observe, "tools/call", name, "unknown_tool");
+      throw new Refusal(unknownTool(env, name));
+    }
+    // A tool outside the connection's toolsets, or a write on a read-only one, is refused as the call's
+    // own failure (observed and audited like any other); the role stays the handler's check.
+    const refusal = selectionFor(env.compiled, env.toolScope).refusal(tool);
+    const outcome = await invokeTool(
+      env,
+      tool,
+      args,
+      baseContext(env, raw),
+      (output) =>
+        // reference_id is only for the observer (the audit target of a create); the client gets the rendering.
+        Object.assign(renderSuccess(tool, output), { reference_id: referenceOf(args, output) }),
+      refusal,
+    );
+    if (outcome.ok) {
+      const rendered = outcome.value;
+      // Structured content only where the tool advertises an output schema.
+      const structured =
+        rendered.structured && tool.def.output ? { structuredContent: rendered.structured } : {};
+      return { content: contentOf(rendered), ...structured };
+    }
+    const error = failureOf(env, outcome.error, `tools/call ${name}`);
+    const domain = isDomainError(outcome.error) ? outcome.error : new DomainError("internal", error.message);
+    const text = renderFailure(tool, domain).text;
+    throw new Refusal(error, { isError: true, content: [{ type: "text", text }] });
+  },
+
+  "resources/templates/list"(env, raw) {
+    paramsOf(ListResourceTemplatesRequestSchema, "resources/templates/list", raw);
+    return { resourceTemplates: env.compiled.resources.map(templateOf) };
+  },
+
+  async "resources/list"(env, raw) {
+    paramsOf(ListResourcesRequestSchema, "resources/list", raw);
+    const ctx = env.context(baseContext(env, raw));
+    const lists = await Promise.all(env.compiled.resources.map((r) => r.list?.(ctx) ?? Promise.resolve([])));
+    return { resources: lists.flat() };
+  },
+
+  async "resources/read"(env, raw) {
+    const { uri } = paramsOf(ReadResourceRequestSchema, "resources/read", raw);
+    const base = baseContext(env, raw);
+    for (const resource of env.compiled.resources) {
+      const vars = matchResource(resource, uri);
+      if (!vars) continue;
+      const outcome = await runOperation(
+        env.observe,
+        "resources/read",
+        uri,
+        undefined,
+        async (op) => ({ contents: await resource.read(vars, uri, env.context(base, op)) }),
+        uri,
+      );
+      if (outcome.ok) return outcome.value;
+      throw new Refusal(failureOf(env, outcome.error, `resources/read ${uri}`));
+    }
+    observeUnknown(env.observe, "resources/read", uri, "not_found");
+    const templates = env.compiled.resources.map((r) => r.uriTemplate).join(", ");
+    throw new Refusal(
+      rpcError(RpcCode.NotFound, `Resource not found: ${uri}. Known URI templates: ${templates}.`, {
+        reference_id: uri,
+        uri,
+      }),
+    );
+  },
+
+  "prompts/list"(env, raw) {
+    paramsOf(ListPromptsRequestSchema, "prompts/list", raw);
+    return { prompts: [...env.compiled.prompts.values()].map(listedPrompt) };
+  },
+
+  async "prompts/get"(env, raw) {
+    const params = paramsOf(GetPromptRequestSchema, "prompts/get", raw);
+    const { name } = params;
+    const prompt = env.compiled.prompts.get(name);
+    if (!prompt) {
+      observeUnknown(env.observe, "prompts/get", name, "unknown_prompt");
+      throw new Refusal(unknownPrompt(env, name));
+    }
+    const args = params.arguments ?? {};
+    const base = baseContext(env, raw);
+    const outcome = await runOperation(env.observe, "prompts/get", name, args, async (op) => {
+      const missing: FieldError[] = prompt.arguments
+        .filter((a) => a.required && !args[a.name])
+        .map((a) => ({ field: `arguments.${a.name}`, message: `Required: ${a.description}` }));
+      if (missing.length > 0) {
+        const list = missing.map((e) => `${e.field}: ${e.message}`).join("; ");
+        throw DomainError.invalid(`Invalid arguments for prompt ${name}: ${list}`, missing);
+      }
+      return await prompt.get(args, env.context(base, op));
+    });
+    if (outcome.ok) return outcome.value as unknown as Result;
+    throw new Refusal(failureOf(env, outcome.error, `prompts/get ${name}`));
+  },
+
+  async "completion/complete"(env, raw) {
+    const { ref, argument, context } = paramsOf(CompleteRequestSchema, "completion/complete", raw);
+    const known = context?.arguments ?? {};
+    const ctx = () => env.context(baseContext(env, raw));
+    let hook: () => Promise<string[]> | string[] | undefined;
+    if (ref.type === "ref/prompt") {
+      const prompt = env.compiled.prompts.get(ref.name);
+      if (!prompt) {
+        const available = [...env.compiled.prompts.keys()];
+        throw new Refusal(
+          invalidParams("completion/complete", [
+            {
+              field: "params.ref.name",
+              message: `Unknown prompt "${ref.name}". Available prompts: ${available.join(", ")}`,
+            },
+          ]),
+        );
+      }
+      hook = () => prompt.complete?.(argument.name, argument.value, ctx(), known);
+    } else {
+      const resource = env.compiled.resources.find((r) => r.uriTemplate === ref.uri);
+      if (!resource) {
+        const templates = env.compiled.resources.map((r) => r.uriTemplate).join(", ");
+        throw new Refusal(
+          invalidParams("completion/complete", [
+            {
+              field: "params.ref.uri",
+              message: `Unknown resource template "${ref.uri}". Known templates: ${templates}`,
+            },
+          ]),
+        );
+      }
+      hook = () => resource.complete?.(argument.name, argument.value, ctx(), known);
+    }
+    try {
+      // A definition without a completion hook answers no values (the capability is server-wide).
+      return completionResult((await hook()) ?? []);
+    } catch (error) {
+      throw new Refusal(failureOf(env, error, "completion/complete"));
+    }
+  },
+
+  "logging/setLevel"(env, raw) {
+    const { level } = paramsOf(SetLevelRequestSchema, "logging/setLevel", raw);
+    if (env.session) env.session.logLevel = level;
+    return {};
+  },
+};
+
+/** The methods this registry and face answer (a method without anything behind it is "not found"). */
+export function supportedMethods<Ctx extends BaseContext>(env: MethodEnv<Ctx>): string[] {
+  const { compiled } = env;
+  return Object.keys(methods).filter((m) => {
+    if (m.startsWith("resources/")) return compiled.resources.length > 0;
+    if (m.startsWith("prompts/")) return compiled.prompts.size > 0;
+    if (m === "completion/complete") return compiled.completions;
+    if (m === "logging/setLevel") return env.session !== undefined;
+    return true;
+  });
+}
+
+function methodNotFound<Ctx extends BaseContext>(env: MethodEnv<Ctx>, method: string): RpcError {
+  return rpcError(
+    RpcCode.MethodNotFound,
+    `Method not found: ${method}. Supported methods: ${supportedMethods(env).join(", ")}.`,
+    { method },
+  );
+}
+
+/** Runs one request. Never throws: every failure is an outcome. */
+export async function handleMethod<Ctx extends BaseContext>(
+  method: string,
+  params: unknown,
+  env: MethodEnv<Ctx>,
+): Promise<MethodOutcome> {
+  const handler = Object.hasOwn(methods, method) ? methods[method] : undefined;
+  if (!handler || !supportedMethods(env).includes(method))
+    return { ok: false, error: methodNotFound(env, method) };
+  try {
+    return { ok: true, result: await handler(env, params) };
+  } catch (error) {
+    if (error instanceof Refusal) {
+      return { ok: false, error: error.error, ...(error.toolResult ? { toolResult: error.toolResult } : {}) };
+    }
+    return { ok: false, error: failureOf(env, error, method) };
+  }
+}

@@ -1,0 +1,139 @@
+/**
+ * Search in a small workspace beside a large one (issue 16, item 1): ranked by our own bm25 over the caller's
+ * rows (src/db/search-scoring.ts), which for one word is bm25()'s order exactly; several words weigh by the
+ * workspace's own statistics; pages keep the ranking; snippets come from the stored text.
+ */
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { sql } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import type { AuthInfo } from "../../src/core/auth-info.js";
+import { snippetOf, snippetPhrases } from "../../src/db/search-snippet.js";
+import { createHarness, type Harness, ok } from "./harness.js";
+
+type Results = {
+  items: { reference_id: string; score: number; snippet: string }[];
+  next_cursor?: string;
+  note?: string;
+};
+
+let h: Harness;
+let small: AuthInfo;
+let client: Client;
+
+async function seed(auth: AuthInfo, rows: number, title: (n: number) => string, text: (n: number) => string) {
+  await h.database.write(async (tx) => {
+    const ws = auth.workspaceId;
+    await tx.run(sql`INSERT INTO epics (workspace_id, reference_id, title) VALUES (${ws}, 'EP-001', 'Epic')`);
+    await tx.run(sql`INSERT INTO user_stories (workspace_id, reference_id, epic_id, title)
+      VALUES (${ws}, 'US-001', (SELECT id FROM epics WHERE workspace_id = ${ws}), 'Story')`);
+    for (let n = 1; n <= rows; n++) {
+      await tx.run(sql`INSERT INTO requirements (workspace_id, reference_id, user_story_id, title, description, type_id)
+        VALUES (${ws}, ${`REQ-${String(n).padStart(3, "0")}`}, (SELECT id FROM user_stories WHERE workspace_id = ${ws}),
+          ${title(n)}, ${text(n)}, (SELECT min(id) FROM requirement_types WHERE workspace_id = ${ws}))`);
+    }
+  });
+}
+
+beforeAll(async () => {
+  h = await createHarness();
+  // The large workspace makes "alpha" common in the index as a whole.
+  await seed(
+    await h.member("bea", "viewer", "large"),
+    3000,
+    (n) => `Alpha rule ${n}`,
+    (n) => `alpha alpha text ${n}`,
+  );
+  small = await h.member("sam", "viewer", "small");
+  client = await h.connect(small);
+  // Frequencies and lengths vary, so the order has something to show: "alpha" 0–3 times in the text,
+  // in every 7th title, texts of different lengths (every 5th over 128 words: a two-byte length in FTS5's
+  // docsize record); "beta" in every 3rd row.
+  await seed(
+    small,
+    240,
+    (n) => (n % 7 === 0 ? `Alpha title ${n}` : `Rule ${n}`),
+    (n) =>
+      `${"alpha ".repeat(n % 4)}${n % 3 === 0 ? "beta " : ""}${"filler ".repeat(n % 11)}${n % 5 === 0 ? "long ".repeat(120 + n) : ""}item ${n}`,
+  );
+}, 120_000);
+
+afterAll(async () => h?.close());
+
+const refs = (r: Results) => r.items.map((i) => i.reference_id);
+
+/** bm25() over the small workspace's rows, straight from FTS5. */
+async function bm25Order(phrases: string): Promise<string[]> {
+  const lo = small.workspaceId * 4_294_967_296;
+  const rows = await h.database.read((db) =>
+    db.all<{ reference_id: string }>(sql`SELECT reference_id FROM search_fts
+      WHERE search_fts MATCH ${`{reference_id title description}: (${phrases})`}
+        AND rowid BETWEEN ${lo} AND ${lo + 4_294_967_295} AND rowid % 8 = 3
+      ORDER BY bm25(search_fts, 10.0, 5.0, 1.0, 0.0), rowid`),
+  );
+  return rows.map((r) => r.reference_id);
+}
+
+async function allPages(query: string, limit: number): Promise<Results["items"]> {
+  const items: Results["items"] = [];
+  let cursor: string | undefined;
+  do {
+    const r = await ok<Results>(client, "search_requirements", {
+      query,
+      limit,
+      ...(cursor ? { cursor } : {}),
+    });
+    expect(r.note).toBeUndefined();
+    items.push(...r.items);
+    cursor = r.next_cursor;
+  } while (cursor);
+  return items;
+}
+
+describe("our own bm25 in a small workspace", () => {
+  test("one word: exactly bm25()'s order, on one page and over many", async () => {
+    const expected = await bm25Order('"alpha"');
+    expect(expected.length).toBeGreaterThan(150);
+    const whole = await ok<Results>(client, "search_requirements", { query: "alpha", limit: 100 });
+    expect(refs(whole)).toEqual(expected.slice(0, 100));
+    expect((await allPages("alpha", 7)).map((i) => i.reference_id)).toEqual(expected);
+  });
+
+  test("several words: every row with all of them, best first by score; pages neither skip nor repeat", async () => {
+    const items = await allPages("alpha beta", 9);
+    const expected = await bm25Order('"alpha" "beta"');
+    expect(items.map((i) => i.reference_id).sort()).toEqual([...expected].sort());
+    expect(new Set(items.map((i) => i.reference_id)).size).toBe(items.length);
+    const scores = items.map((i) => i.score);
+    expect(scores).toEqual([...scores].sort((a, b) => b - a));
+    // "alpha" is in most rows of both the workspace and the index, so both weigh it at bm25's floor (1e-6):
+    // "beta" alone orders them, and the workspace's statistics give bm25()'s order.
+    expect(items.map((i) => i.reference_id)).toEqual(expected);
+  });
+
+  test("snippets mark the matches from the stored text", async () => {
+    const r = await ok<Results>(client, "search_requirements", { query: "beta", limit: 3 });
+    for (const item of r.items) expect(item.snippet).toContain("**beta**");
+  });
+});
+
+describe("snippetOf", () => {
+  test("marks phrases without case or accents, picks the column with most phrases, cuts to 16 words", () => {
+    const phrases = snippetPhrases('"cafe" "e-mail"');
+    expect(phrases).toEqual([["cafe"], ["e", "mail"]]);
+    expect(snippetOf(["REQ-001", "Café rules", "Send an E-Mail from the café."], phrases)).toBe(
+      "Send an **E-Mail** from the **café**.",
+    );
+    const long = `${"word ".repeat(30)}target ${"more ".repeat(30)}end`;
+    const cut = snippetOf(["REQ-002", "Title", long], snippetPhrases('"target"'));
+    expect(cut.startsWith("…")).toBe(true);
+    expect(cut.endsWith("…")).toBe(true);
+    expect(cut).toContain("**target**");
+    expect(
+      cut
+        .replace(/…|\*\*/g, "")
+        .trim()
+        .split(/\s+/),
+    ).toHaveLength(16);
+    expect(snippetOf(["REQ-003", "Plain", "nothing here"], snippetPhrases('"req 003"'))).toBe("**REQ-003**");
+  });
+});

@@ -5,6 +5,10 @@
  * role reaches the tool's. The expectation is computed here from registry data (toolset, readOnlyHint,
  * role), never from names.
  */
+import {
+  Client as ClientV2,
+  StreamableHTTPClientTransport as TransportV2,
+} from "@modelcontextprotocol/client";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { getEncoding } from "js-tiktoken";
@@ -16,8 +20,10 @@ import type { CompiledTool } from "../../../src/protocol/compile.js";
 import { createTestApp, type TestApp } from "../../helpers/app.js";
 import { type Snapshot, workspaceSnapshot } from "../../helpers/db-snapshot.js";
 import { MCP_ACCEPT, parseMcpBody, startHosted } from "../../helpers/hosted.js";
+import { grantTokens, registerClient } from "../../helpers/oauth-http.js";
+import { WebClient } from "../../web/web-client.js";
 import { exerciseOrder, outcomeOf, type Seed, sampleArgs, seed } from "./exercise.js";
-import type { RpcAnswer } from "./http.js";
+import { mcp, type RpcAnswer, rpc } from "./http.js";
 
 type Face = "jsonrpc" | "mcp";
 type Form = "query" | "header";
@@ -387,6 +393,109 @@ describe("an MCP SDK client over HTTP", () => {
       );
     } finally {
       for (const client of clients) await client.close().catch(() => {});
+      await server.close();
+    }
+  });
+});
+
+describe("an MCP SDK v2 client over HTTP (MCP 2026-07-28)", () => {
+  it("connects to /mcp/readonly?toolsets=… and to /mcp with X-MCP-Toolsets, and sees what it chose", async () => {
+    const server = await startHosted({ deps: { defaultToolsets: "default" } });
+    const clients: ClientV2[] = [];
+    try {
+      const token = await server.createToken("sdk2", "editor", "toolsets-sdk2");
+      const connect = async (path: string, headers: Record<string, string> = {}) => {
+        const client = new ClientV2(
+          { name: "toolsets-test", version: "1.0.0" },
+          { versionNegotiation: { mode: { pin: "2026-07-28" } } },
+        );
+        await client.connect(
+          new TransportV2(new URL(`${server.url}${path}`), {
+            requestInit: { headers: { Authorization: `Bearer ${token}`, ...headers } },
+          }),
+        );
+        expect(client.getProtocolEra()).toBe("modern");
+        clients.push(client);
+        return client;
+      };
+      const readOnly = await connect("/mcp/readonly?toolsets=requirements,docsets");
+      expect((await readOnly.listTools()).tools.map((tool) => tool.name)).toEqual(
+        expectedNames(["requirements", "docsets"], true, "editor"),
+      );
+      const refused = await readOnly.callTool({
+        name: "register_docset",
+        arguments: { name: "x", version: "1" },
+      });
+      expect(refused.isError).toBe(true);
+      expect(JSON.stringify(refused.content)).toContain("read-only");
+
+      const headerReadOnly = await connect("/mcp", { "X-MCP-Toolsets": "docsets", "X-MCP-Readonly": "true" });
+      expect((await headerReadOnly.listTools()).tools.map((tool) => tool.name)).toEqual(
+        expectedNames(["docsets"], true, "editor"),
+      );
+
+      const docsets = await connect("/mcp", { "X-MCP-Toolsets": "docsets" });
+      expect((await docsets.listTools()).tools.map((tool) => tool.name)).toEqual(
+        expectedNames(["docsets"], false, "editor"),
+      );
+      const registered = await docsets.callTool({
+        name: "register_docset",
+        arguments: { name: "sdk2", version: "1" },
+      });
+      expect(registered.isError, JSON.stringify(registered.content)).toBeFalsy();
+      const outside = await docsets.callTool({ name: "search_requirements", arguments: { query: "x" } });
+      expect(outside.isError).toBe(true);
+      expect(JSON.stringify(outside.content)).toContain('toolset \\"requirements\\"');
+
+      const plain = await connect("/mcp");
+      expect((await plain.listTools()).tools.map((tool) => tool.name)).toEqual(
+        expectedNames(defaults, false, "editor"),
+      );
+    } finally {
+      for (const client of clients) await client.close().catch(() => {});
+      await server.close();
+    }
+  });
+});
+
+describe("an OAuth client's scopes", () => {
+  it("a reqlix:read token of an admin is listed no write tool on either face or era; a reqlix:write one the editor's", async () => {
+    // Tokens are bound to the public URL's /mcp, whatever host the test reaches the server by.
+    const server = await startHosted({ deps: { publicUrl: "http://reqlix.test", defaultToolsets: "all" } });
+    const clients: ClientV2[] = [];
+    try {
+      const pat = await server.createToken("scoped-ada", "admin", "toolsets-oauth");
+      const web = new WebClient(server.url);
+      await web.signIn(pat);
+      const client = await registerClient(server.url);
+      const read = (await grantTokens(server.url, web, client, "reqlix:read")).access_token;
+      const write = (await grantTokens(server.url, web, client, "reqlix:write")).access_token;
+      // reqlix:read caps the admin at viewer and allows no write at all: the read tools a viewer may call.
+      const readNames = expectedNames(toolsetNames, true, "viewer");
+      const writeNames = expectedNames(toolsetNames, false, "editor");
+      expect(readNames.length).toBeGreaterThan(10);
+      expect(writeNames.length).toBeGreaterThan(readNames.length);
+      const names = (answer: RpcAnswer) =>
+        answer.body.result.tools.map((tool: { name: string }) => tool.name);
+      expect(names(await rpc(server, "tools/list", undefined, read))).toEqual(readNames);
+      expect(names(await mcp(server, "tools/list", undefined, read))).toEqual(readNames);
+      expect(names(await rpc(server, "tools/list", undefined, write))).toEqual(writeNames);
+      expect(names(await mcp(server, "tools/list", undefined, write))).toEqual(writeNames);
+
+      const modern = new ClientV2(
+        { name: "toolsets-oauth", version: "1.0.0" },
+        { versionNegotiation: { mode: { pin: "2026-07-28" } } },
+      );
+      await modern.connect(
+        new TransportV2(new URL(`${server.url}/mcp`), {
+          requestInit: { headers: { Authorization: `Bearer ${read}` } },
+        }),
+      );
+      clients.push(modern);
+      expect(modern.getProtocolEra()).toBe("modern");
+      expect((await modern.listTools()).tools.map((tool) => tool.name)).toEqual(readNames);
+    } finally {
+      for (const c of clients) await c.close().catch(() => {});
       await server.close();
     }
   });

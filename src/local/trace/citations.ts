@@ -28,6 +28,10 @@ export interface FoundId {
 }
 
 const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+const WORD = /^\w$/;
+/** A character \b counts as a word character: [A-Za-z0-9_]. */
+const isWordCode = (c: number) =>
+  (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95;
 
 export class CitationMatcher {
   readonly source: string;
@@ -46,16 +50,35 @@ export class CitationMatcher {
     else parts.push("(?!)()()()");
     // \b on both sides: `XREQ-1`, `REQ-1a` and `G.GI.3x` are not citations. The hosted server takes
     // numbers below 2^53 and revisions from 1: a longer number is no id, `REQ-1@0` is cited unpinned.
-    this.source = `\\b(?:${parts.join("|")})(?:@([1-9][0-9]{0,8}))?\\b`;
+    const body = `(?:${parts.join("|")})(?:@([1-9][0-9]{0,8}))?\\b`;
+    this.source = `\\b${body}`;
+    // Every prefix starts with a word character, so the leading \b only asks that the character before is
+    // none: checked by `next`, it lets V8 skip ahead on the prefixes' first letters (the search runs ~1.6×
+    // faster without it).
+    this.searchSource = [...this.hostedPrefixes, ...this.reqlixPrefixes].every((p) => WORD.test(p[0] ?? ""))
+      ? body
+      : this.source;
   }
 
+  /** `source` as searched: the same matches once `next` has refused those preceded by a word character. */
+  private readonly searchSource: string;
   private compiled: RegExp | undefined;
 
   /** The global regex, compiled once per matcher (compiling per file costs more than searching it). */
-  regex(): RegExp {
-    this.compiled ??= new RegExp(this.source, "g");
+  private regex(): RegExp {
+    this.compiled ??= new RegExp(this.searchSource, "g");
     this.compiled.lastIndex = 0;
     return this.compiled;
+  }
+
+  /** The next match of `source` in `text` from `re.lastIndex`. */
+  private next(re: RegExp, text: string): RegExpExecArray | null {
+    let m = re.exec(text);
+    while (m !== null && m.index > 0 && isWordCode(text.charCodeAt(m.index - 1))) {
+      re.lastIndex = m.index + 1;
+      m = re.exec(text);
+    }
+    return m;
   }
 
   /** The same pattern in POSIX ERE for `git grep -E` (the benchmark's baseline). */
@@ -81,7 +104,7 @@ export class CitationMatcher {
   idsIn(text: string): FoundId[] {
     const out = new Map<string, FoundId>();
     const re = this.regex();
-    for (let m = re.exec(text); m; m = re.exec(text)) {
+    for (let m = this.next(re, text); m; m = this.next(re, text)) {
       const f = CitationMatcher.toFound(m);
       if (!out.has(f.id)) out.set(f.id, f);
     }
@@ -92,14 +115,14 @@ export class CitationMatcher {
   scan(buf: Buffer, file: string, kind: CitationKind): Citation[] {
     const text = buf.toString("latin1");
     const re = this.regex();
-    let m = re.exec(text);
+    let m = this.next(re, text);
     if (!m) return [];
     const out: Citation[] = [];
     let line = 1;
     let lineStart = 0;
     let counted = 0;
     let cachedLine: { start: number; decoded: string; titles: TitleSpan[] } | undefined;
-    for (; m; m = re.exec(text)) {
+    for (; m; m = this.next(re, text)) {
       // Count the newlines between the previous match and this one.
       for (let nl = text.indexOf("\n", counted); nl !== -1 && nl < m.index; nl = text.indexOf("\n", nl + 1)) {
         line++;

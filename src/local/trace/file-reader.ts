@@ -8,6 +8,7 @@
 import * as fs from "node:fs";
 import { availableParallelism } from "node:os";
 import { MessageChannel, receiveMessageOnPort, Worker } from "node:worker_threads";
+import { type Citation, type CitationKind, type CitationMatcher, citationKernel } from "./citations.js";
 
 /** What reading one file gave (numbers: the reader thread sends them in a byte array). */
 export const ReadStatus = { Read: 0, Binary: 1, TooLarge: 2, Unreadable: 3, NotFile: 4 } as const;
@@ -79,7 +80,18 @@ export interface FileRead {
   status: ReadStatus;
   stamp: Float64Array;
   at: number;
+  /** Empty when the thread matched the file already (`citations`). */
   bytes: Buffer;
+  /** The file's citations, when the thread matched it. */
+  citations?: Citation[];
+}
+
+/** What the thread needs to match the files it reads as the main thread would. */
+export interface MatchJob {
+  matcher: CitationMatcher;
+  /** Per path: the relative path the citations name, and its kind. */
+  rel: readonly string[];
+  kinds: readonly CitationKind[];
 }
 
 /** Reads `paths[from…to)` in order, inline. */
@@ -127,7 +139,11 @@ interface Chunk {
   chunk: number;
   status: Uint8Array;
   stamps: Float64Array;
+  /** Per file, when the thread matched them. */
+  cites?: Citation[][];
   buf: ArrayBuffer;
+  /** Where the chunk's bytes start in `buf`. */
+  offset: number;
 }
 
 // The reader thread: claims chunks from the shared counter (as the main thread does), reads each into one
@@ -137,7 +153,9 @@ const { parentPort } = require("node:worker_threads");
 const fs = require("node:fs");
 var __name = (f) => f; // a transpiler keeping function names may have wrapped some in it
 const readFileInto = (${readFileInto.toString()});
-parentPort.once("message", ({ paths, cap, shared: sab, port }) => {
+const { CitationMatcher } = (${citationKernel.toString()})();
+parentPort.once("message", ({ paths, cap, shared: sab, port, match }) => {
+  const matcher = match && new CitationMatcher(match.hosted, match.reqlix);
   const shared = new Int32Array(sab);
   const chunks = Math.ceil(paths.length / ${CHUNK});
   const s = new Float64Array(${STAMP});
@@ -150,18 +168,25 @@ parentPort.once("message", ({ paths, cap, shared: sab, port }) => {
     const end = Math.min(paths.length, (chunk + 1) * ${CHUNK});
     const status = new Uint8Array(end - chunk * ${CHUNK});
     const stamps = new Float64Array(status.length * ${STAMP});
-    const t = { buf: new Uint8Array(new ArrayBuffer(1 << 20)), used: 0, reserve(n) {
+    // Not zero-filled (allocUnsafeSlow: its own ArrayBuffer, transferable): every byte handed over is read.
+    const t = { buf: Buffer.allocUnsafeSlow(1 << 20), used: 0, reserve(n) {
       if (t.used + n <= t.buf.length) return;
-      const grown = new Uint8Array(new ArrayBuffer(Math.max(t.buf.length * 2, t.used + n)));
+      const grown = Buffer.allocUnsafeSlow(Math.max(t.buf.length * 2, t.used + n));
       grown.set(t.buf.subarray(0, t.used));
       t.buf = grown;
     } };
+    const cites = matcher ? [] : undefined;
     for (let i = chunk * ${CHUNK}, k = 0; i < end; i++, k++) {
+      const start = t.used;
       status[k] = readFileInto(fs, paths[i], cap, t, s, 0);
       stamps.set(s, k * ${STAMP});
+      if (!matcher) continue;
+      // Matched here: only the citations go back, and the bytes' room is used again.
+      cites.push(status[k] === 0 ? matcher.scan(t.buf.subarray(start, t.used), match.rel[i], match.kinds[i]) : []);
+      t.used = start;
     }
     const buf = t.buf.buffer;
-    port.postMessage({ chunk, status, stamps, buf }, [status.buffer, stamps.buffer, buf]);
+    port.postMessage({ chunk, status, stamps, cites, buf, offset: t.buf.byteOffset }, [status.buffer, stamps.buffer, buf]);
     Atomics.add(shared, ${POSTED}, 1);
     Atomics.notify(shared, ${POSTED});
   }
@@ -219,6 +244,7 @@ export class FileReader {
     cap: number,
     each: (index: number, file: FileRead) => void,
     pause: () => Promise<void>,
+    match?: MatchJob,
   ): Promise<void> {
     const worker = this.worker;
     const chunks = Math.ceil(paths.length / CHUNK);
@@ -234,17 +260,20 @@ export class FileReader {
     const { port1, port2 } = new MessageChannel();
     const done = new Uint8Array(chunks); // 1: read by either thread
     const take = (message: Chunk) => {
-      const bytes = Buffer.from(message.buf);
+      const bytes = Buffer.from(message.buf, message.offset);
       const first = message.chunk * CHUNK;
       let offset = 0;
       for (let k = 0; k < message.status.length; k++) {
         const status = message.status[k] as ReadStatus;
-        const length = status === ReadStatus.Read ? (message.stamps[k * STAMP + 4] as number) : 0;
+        const citations = message.cites?.[k];
+        const length =
+          status === ReadStatus.Read && !citations ? (message.stamps[k * STAMP + 4] as number) : 0;
         each(first + k, {
           status,
           stamp: message.stamps,
           at: k * STAMP,
           bytes: bytes.subarray(offset, offset + length),
+          citations,
         });
         offset += length;
       }
@@ -257,7 +286,13 @@ export class FileReader {
       for (let m = receiveMessageOnPort(port1); m; m = receiveMessageOnPort(port1)) take(m.message as Chunk);
     };
     try {
-      worker.postMessage({ paths, cap, shared: shared.buffer, port: port2 }, [port2]);
+      const job = match && {
+        hosted: match.matcher.hostedPrefixes,
+        reqlix: match.matcher.reqlixPrefixes,
+        rel: match.rel,
+        kinds: match.kinds,
+      };
+      worker.postMessage({ paths, cap, shared: shared.buffer, port: port2, match: job }, [port2]);
       while (!this.share && !this.failed && done.includes(0)) {
         const posted = Atomics.load(shared, POSTED);
         drain();

@@ -71,14 +71,24 @@ export interface ScanOptions {
   /** Load and save the on-disk cache (the CLI); the companion keeps its cache in memory only. */
   persist?: boolean;
   signal?: AbortSignal;
-  /** Files to read from which a second thread reads them (default READ_THREAD_MIN). */
+  /** Files to read from which a second thread reads them (default: see READ_THREAD_MIN). */
   readThreadMin?: number;
   /** The reader to use instead (tests). */
   reader?: () => FileReader;
 }
 
-/** Below this many files to read, starting the reader thread costs more than it saves. */
+/**
+ * With `REQLIX_TRACE_READ_THREAD=1`, a scan reading at least this many files reads and matches them with a
+ * second thread too (below it, starting the thread costs more than it saves). Off by default: on the shared
+ * 2-core machine it was measured on (load 15–24, sessions scheduled as groups), two threads were no faster
+ * than one; see bench/trace-scan.ts, which times both.
+ */
 export const READ_THREAD_MIN = 1000;
+
+function readThreadMin(options: ScanOptions): number {
+  if (options.readThreadMin !== undefined) return options.readThreadMin;
+  return options.env.REQLIX_TRACE_READ_THREAD === "1" ? READ_THREAD_MIN : Number.POSITIVE_INFINITY;
+}
 
 /** What the scan does with one visited path: keep an entry, drop it, or read the file (`read`: its index). */
 interface Step {
@@ -323,7 +333,7 @@ async function scanWith(
         };
         const entry: CacheEntry =
           status === ReadStatus.Read
-            ? { ...stamp, citations: matcher.scan(file.bytes, step.path, step.kind) }
+            ? { ...stamp, citations: file.citations ?? matcher.scan(file.bytes, step.path, step.kind) }
             : { ...stamp, citations: [], skipped: status === ReadStatus.Binary ? "binary" : "too_large" };
         // Modified since git looked, or so recently that a later write could keep its mtime: neither the
         // blob nor size and mtime vouch for what was read, so the next scan reads it again.
@@ -336,12 +346,16 @@ async function scanWith(
         await new Promise((resolve) => setImmediate(resolve));
         options.signal?.throwIfAborted();
       },
+      // The thread matches what it reads too (the matching is most of a cold scan's work).
+      {
+        matcher,
+        rel: readSteps.map((step) => step.path),
+        kinds: readSteps.map((step) => step.kind as CitationKind),
+      },
     );
   await readFiles(
     options.reader?.() ??
-      (toRead.length >= (options.readThreadMin ?? READ_THREAD_MIN)
-        ? FileReader.start()
-        : FileReader.inline()),
+      (toRead.length >= readThreadMin(options) ? FileReader.start() : FileReader.inline()),
   );
   for (const step of steps) {
     const { path } = step;

@@ -27,6 +27,12 @@ export interface FoundId {
   revision: number | null;
 }
 
+export interface TitleSpan {
+  start: number;
+  end: number;
+  text: string;
+}
+
 /**
  * The matcher and its helpers, self-contained on purpose (nothing outside the function but built-ins): the
  * reader thread of a cold scan runs this function's source to match the files it reads (file-reader.ts).
@@ -66,18 +72,18 @@ export function citationKernel() {
     }
 
     /** `source` as searched: the same matches once `next` has refused those preceded by a word character. */
-    private readonly searchSource: string;
-    private compiled: RegExp | undefined;
+    readonly searchSource: string;
+    compiled: RegExp | undefined;
 
     /** The global regex, compiled once per matcher (compiling per file costs more than searching it). */
-    private regex(): RegExp {
+    regex(): RegExp {
       this.compiled ??= new RegExp(this.searchSource, "g");
       this.compiled.lastIndex = 0;
       return this.compiled;
     }
 
     /** The next match of `source` in `text` from `re.lastIndex`. */
-    private next(re: RegExp, text: string): RegExpExecArray | null {
+    next(re: RegExp, text: string): RegExpExecArray | null {
       let m = re.exec(text);
       while (m !== null && m.index > 0 && isWordCode(text.charCodeAt(m.index - 1))) {
         re.lastIndex = m.index + 1;
@@ -169,12 +175,6 @@ export function citationKernel() {
   function snippetOf(line: string): string {
     const t = line.trim();
     return t.length <= 200 ? t : `${t.slice(0, 199)}…`;
-  }
-
-  interface TitleSpan {
-    start: number;
-    end: number;
-    text: string;
   }
 
   /**

@@ -124,6 +124,8 @@ let inlineBuffer = Buffer.allocUnsafe(1 << 20);
 
 /** Files per chunk: the unit either thread claims. */
 const CHUNK = 64;
+/** The main thread pauses (yields to other work) every this many chunks it reads: 256 files. */
+const PAUSE_CHUNKS = 4;
 /** Chunks the thread may have read and not yet handed over (bounds memory). */
 const AHEAD = 8;
 
@@ -252,7 +254,7 @@ export class FileReader {
       this.close();
       for (let c = 0; c < chunks; c++) {
         readInline(paths, c * CHUNK, Math.min(paths.length, (c + 1) * CHUNK), cap, each);
-        await pause();
+        if (c % PAUSE_CHUNKS === PAUSE_CHUNKS - 1) await pause();
       }
       return;
     }
@@ -293,6 +295,7 @@ export class FileReader {
         kinds: match.kinds,
       };
       worker.postMessage({ paths, cap, shared: shared.buffer, port: port2, match: job }, [port2]);
+      let own = 0; // chunks this thread read
       while (!this.share && !this.failed && done.includes(0)) {
         const posted = Atomics.load(shared, POSTED);
         drain();
@@ -305,7 +308,7 @@ export class FileReader {
         if (chunk >= chunks) break;
         readInline(paths, chunk * CHUNK, Math.min(paths.length, (chunk + 1) * CHUNK), cap, each);
         done[chunk] = 1;
-        await pause();
+        if (++own % PAUSE_CHUNKS === 0) await pause();
       }
       // Every chunk is claimed: the thread's posted chunks are on the port; the one it may still be reading
       // is worth a few milliseconds' wait, not more (reading it here takes about as long).

@@ -45,6 +45,14 @@ export const users = sqliteTable("users", {
   /** The first user created at bootstrap: may administer every workspace. */
   isOwner: integer("is_owner", { mode: "boolean" }).notNull().default(false),
   createdAt: createdAt(),
+  /** Lower-cased; set when an invitation is accepted. Unique when set. */
+  email: text("email").unique(),
+  /**
+   * scrypt in PHC form (`$scrypt$ln=15,r=8,p=3$salt$hash`, core/password.ts); null: no password sign-in.
+   * The password itself is never stored.
+   */
+  passwordHash: text("password_hash"),
+  passwordChangedAt: text("password_changed_at"),
 });
 
 export const memberships = sqliteTable(
@@ -89,6 +97,14 @@ export const tokens = sqliteTable(
     expiresAt: text("expires_at"),
     revokedAt: text("revoked_at"),
     lastUsedAt: text("last_used_at"),
+    /**
+     * `pat`: a personal access token (its value was shown once). `session`: the credential a password
+     * sign-in acts through (web/password-sign-in.ts); its value is never shown to anyone, it is not listed
+     * with the PATs and it ends with its web session.
+     */
+    kind: text("kind", { enum: ["pat", "session"] })
+      .notNull()
+      .default("pat"),
   },
   (t) => [index("tokens_workspace").on(t.workspaceId), index("tokens_user").on(t.userId)],
 );
@@ -691,4 +707,29 @@ export const webSessions = sqliteTable(
     revokedAt: text("revoked_at"),
   },
   (t) => [index("web_sessions_user").on(t.workspaceId, t.userId)],
+);
+
+/**
+ * Invitations (issue 12 item 4): a single-use, expiring link that makes whoever opens it a member of the
+ * workspace with the role. Only the SHA-256 of the link's secret is stored.
+ */
+export const invitations = sqliteTable(
+  "invitations",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    secretHash: text("secret_hash").notNull().unique(),
+    workspaceId: integer("workspace_id")
+      .notNull()
+      .references(() => workspaces.id, { onDelete: "cascade" }),
+    /** Lower-cased; becomes the new user's email. */
+    email: text("email").notNull(),
+    role: text("role", { enum: ROLES }).notNull(),
+    /** The admin who invited (null: the admin CLI). */
+    createdByUserId: integer("created_by_user_id").references(() => users.id, { onDelete: "set null" }),
+    createdAt: createdAt(),
+    expiresAt: text("expires_at").notNull(),
+    acceptedAt: text("accepted_at"),
+    acceptedByUserId: integer("accepted_by_user_id").references(() => users.id, { onDelete: "set null" }),
+  },
+  (t) => [index("invitations_workspace").on(t.workspaceId)],
 );

@@ -45,12 +45,22 @@ export async function findSessionByHash(ex: Executor, idHash: string): Promise<S
   return rows[0];
 }
 
-/** Ends one session (sign-out, or the old session replaced at sign-in). */
+/**
+ * Ends one session (sign-out, or the old session replaced at sign-in), and its token when that is a
+ * password sign-in's session token (credentials.repo.ts); a PAT outlives the sessions it opened.
+ */
 export async function revokeSessionByHash(tx: Tx, idHash: string, at: string): Promise<void> {
-  await tx
+  const ended = await tx
     .update(webSessions)
     .set({ revokedAt: at })
-    .where(and(eq(webSessions.idHash, idHash), isNull(webSessions.revokedAt)));
+    .where(and(eq(webSessions.idHash, idHash), isNull(webSessions.revokedAt)))
+    .returning({ tokenId: webSessions.tokenId });
+  for (const { tokenId } of ended) {
+    await tx
+      .update(tokens)
+      .set({ revokedAt: at })
+      .where(and(eq(tokens.id, tokenId), eq(tokens.kind, "session"), isNull(tokens.revokedAt)));
+  }
 }
 
 /** When the token a session is opened with expires (a session never outlives it). */

@@ -143,6 +143,8 @@ export async function listTokens(ex: Executor, workspaceId?: number, userId?: nu
     .leftJoin(creators, eq(creators.id, tokens.createdByUserId))
     .where(
       and(
+        // Session tokens (a password sign-in's credential, credentials.repo.ts) are not PATs: not listed.
+        eq(tokens.kind, "pat"),
         workspaceId === undefined ? undefined : eq(tokens.workspaceId, workspaceId),
         userId === undefined ? undefined : eq(tokens.userId, userId),
       ),

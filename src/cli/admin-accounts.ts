@@ -5,10 +5,8 @@
  * --role R` prints a single-use link.
  */
 
-import * as z from "zod";
-import { parseInput } from "../core/admin-input.js";
+import { inviteInput, parseInput } from "../core/admin-input.js";
 import { DomainError } from "../core/errors.js";
-import { ROLES, type Role } from "../core/roles.js";
 import { inviteOp, setPasswordOp } from "../db/account-ops.js";
 import type { OpContext } from "../db/admin-ops.js";
 import type { Database } from "../db/client.js";
@@ -75,18 +73,6 @@ export function stdinPasswordSource(prompt: (text: string) => void): PasswordSou
   };
 }
 
-const inviteInput = z.strictObject({
-  email: z.string({ error: "must be an email address, e.g. ada@example.com" }),
-  role: z.enum(ROLES, { error: `must be one of ${ROLES.join(", ")}` }),
-  workspace: z.string().optional(),
-  expires_in_hours: z
-    .number({ error: "must be a whole number of hours between 1 and 720" })
-    .int("must be a whole number of hours between 1 and 720")
-    .min(1, "must be at least 1 hour")
-    .max(720, "must be at most 720 hours")
-    .optional(),
-});
-
 export async function runAccountCommand(
   command: string,
   values: Record<string, string | boolean | undefined>,
@@ -116,7 +102,7 @@ export async function runAccountCommand(
     },
     "options",
   );
-  const result = await inviteOp(database, ctx, { ...input, role: input.role as Role });
+  const result = await inviteOp(database, ctx, input);
   const base = (
     typeof values["base-url"] === "string" ? values["base-url"] : io.env.REQLIX_PUBLIC_URL
   )?.replace(/\/+$/, "");

@@ -60,8 +60,8 @@ ${props.error ? notice("error", props.error) : ""}
 <button type="submit">Sign in</button>
 </form>
 ${props.methods ?? ""}
-<details class="token-signin">
-<summary>Sign in with a personal access token</summary>
+<section class="token-signin" aria-labelledby="token-heading">
+<h2 id="token-heading">Or use a personal access token</h2>
 <form method="post" action="/signin" class="stack">
 <input type="hidden" name="${CSRF_FIELD}" value="${props.csrf}">
 <input type="hidden" name="next" value="${props.next}">
@@ -71,7 +71,7 @@ ${props.methods ?? ""}
 <p id="token-help" class="hint">Paste a token once: the browser keeps a session, never the token. A workspace admin can give you one.</p>
 <button type="submit">Sign in with token</button>
 </form>
-</details>
+</section>
 </section>`;
 }
 

@@ -19,6 +19,7 @@ import type { WebDeps, WebEnv } from "./context.js";
 import { getCookie, setCookie } from "./cookies.js";
 import { CSRF_FIELD, formOf, PRESIGN_COOKIE, sameSecret } from "./csrf.js";
 import { type Html, layout, notice } from "./layout.js";
+import { oidcButton } from "./oidc.js";
 import {
   closeSession,
   cookieOptions,
@@ -106,7 +107,8 @@ export function signInRoutes(deps: WebDeps, headers: MiddlewareHandler): Hono<We
     extra: { error?: string; login?: string } = {},
     status = 200,
   ) => {
-    const body = signInPage({ csrf: presignOf(c), next, ...extra });
+    const methods = deps.oidc ? [oidcButton(deps.oidc, next)] : [];
+    const body = signInPage({ csrf: presignOf(c), next, methods, ...extra });
     return c.html(await layout({ title: "Sign in", body }), status as 200);
   };
 

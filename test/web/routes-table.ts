@@ -171,7 +171,8 @@ export const ROUTE_CASES: RouteCase[] = [
 
 /**
  * Routes outside the table on purpose: sign-in and sign-out (tested in session.test.ts), invitations
- * (reached without a session: invitations.test.ts), static files.
+ * (reached without a session: invitations.test.ts), the upstream provider's start and callback
+ * (oidc-browser.test.ts), static files.
  */
 export const ROUTES_WITHOUT_SESSION = [
   "GET /signin",
@@ -179,5 +180,7 @@ export const ROUTES_WITHOUT_SESSION = [
   "POST /signout",
   "GET /invite",
   "POST /invite",
+  "GET /signin/oidc",
+  "GET /signin/oidc/callback",
   "GET /assets/*",
 ];

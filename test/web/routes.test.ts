@@ -107,6 +107,14 @@ describe("web routes × roles (generated from routes-table.ts)", () => {
       database: server.database,
       logger: createJsonLogger({ write: () => {} }),
       assets: nodeAssets(),
+      // With an upstream provider configured, so its two routes are registered too (nothing is fetched yet).
+      oidc: {
+        issuer: "https://idp.example.com",
+        clientId: "reqlix",
+        clientSecret: "secret",
+        label: "IdP",
+        allowHttp: false,
+      },
     })
       .routes.filter((r) => r.method !== "ALL")
       .map((r) => `${r.method} ${r.path}`);

@@ -10,7 +10,7 @@ import type { Role } from "../core/roles.js";
 import { audit, type OpContext, requireAdminOf, targetWorkspace } from "./admin-ops.js";
 import { recordAudit } from "./audit.repo.js";
 import { findUserByEmail, revokeUserSessions, setPasswordHash, setUserEmail } from "./credentials.repo.js";
-import type { Database } from "./database.js";
+import type { Database, Tx } from "./database.js";
 import {
   type FoundInvitation,
   findInvitation,
@@ -165,22 +165,72 @@ export async function acceptInvitationOp(
       userId = user.id;
       username = name;
     }
-    if (!(await markInvitationAccepted(tx, invitation.id, userId, at))) {
-      throw DomainError.conflict("This invitation was already used or has expired: ask for a new one.");
-    }
-    // The invitation sets the role the admin chose, for a new member and an existing one alike.
-    await setMembership(tx, invitation.workspaceId, userId, invitation.role);
-    await recordAudit(tx, {
-      workspaceId: invitation.workspaceId,
-      userId,
-      tokenId: null,
-      channel: "web",
-      method: "invitations.accept",
-      target: `invitation:${invitation.id}`,
-      outcome: "ok",
-      requestId: null,
-      createdAt: at,
-    });
+    await completeInvitation(tx, invitation, userId, at);
     return { userId, username, workspaceId: invitation.workspaceId };
+  });
+}
+
+/** Uses up the invitation for `userId` and makes them a member with its role, with the audit row. */
+async function completeInvitation(
+  tx: Tx,
+  invitation: FoundInvitation,
+  userId: number,
+  at: string,
+): Promise<void> {
+  if (!(await markInvitationAccepted(tx, invitation.id, userId, at))) {
+    throw DomainError.conflict("This invitation was already used or has expired: ask for a new one.");
+  }
+  // The invitation sets the role the admin chose, for a new member and an existing one alike.
+  await setMembership(tx, invitation.workspaceId, userId, invitation.role);
+  await recordAudit(tx, {
+    workspaceId: invitation.workspaceId,
+    userId,
+    tokenId: null,
+    channel: "web",
+    method: "invitations.accept",
+    target: `invitation:${invitation.id}`,
+    outcome: "ok",
+    requestId: null,
+    createdAt: at,
+  });
+}
+
+/** A free username from an email's local part (`ada.l@x` → `ada.l`, then `ada.l-2`, …). */
+async function usernameFor(tx: Tx, email: string): Promise<string> {
+  const base =
+    (email.split("@")[0] ?? "")
+      .replace(/[^A-Za-z0-9._-]/g, "")
+      .replace(/^[^A-Za-z0-9]+/, "")
+      .slice(0, 56) || "member";
+  for (let n = 1; ; n++) {
+    const name = n === 1 ? base : `${base}-${n}`;
+    if (!(await findUserByUsername(tx, name))) return name;
+  }
+}
+
+/**
+ * Accepts an invitation with an upstream identity (web/oidc.ts): the provider's verified email names the
+ * account. An account with that email joins; otherwise a user is created with that email, a username from
+ * it and no password (they sign in through the provider, or get a password from the admin CLI).
+ */
+export async function acceptInvitationUpstreamOp(
+  db: Database,
+  input: { secret: string; verifiedEmail: string; now: Date },
+): Promise<{ userId: number; username: string; workspaceId: number }> {
+  const at = input.now.toISOString();
+  return db.write(async (tx) => {
+    const invitation = await findInvitation(tx, input.secret);
+    const problem = invitationProblem(invitation, input.now);
+    if (problem || !invitation) throw DomainError.conflict(problem ?? "invalid invitation");
+    const existing = await findUserByEmail(tx, input.verifiedEmail);
+    if (existing?.isOwner && !invitation.inviterIsOwner) {
+      throw DomainError.forbidden(
+        `Forbidden: "${existing.username}" is an instance owner; only an owner or the admin CLI may invite them.`,
+      );
+    }
+    const user = existing ?? (await createUser(tx, { username: await usernameFor(tx, input.verifiedEmail) }));
+    if (!existing) await setUserEmail(tx, user.id, input.verifiedEmail);
+    await completeInvitation(tx, invitation, user.id, at);
+    return { userId: user.id, username: user.username, workspaceId: invitation.workspaceId };
   });
 }

@@ -58,6 +58,11 @@ ${
 }
 <button type="submit">Join ${invitation.workspaceSlug}</button>
 </form>
+${
+  deps.oidc
+    ? html`<p class="oidc-signin"><a class="button" href="/signin/oidc?invite=${encodeURIComponent(code)}">Join with ${deps.oidc.label}</a></p>`
+    : ""
+}
 </section>`;
     return c.html(await layout({ title: "Invitation", body }), status as 200);
   };

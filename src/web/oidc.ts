@@ -11,7 +11,9 @@
 import { type Context, Hono, type MiddlewareHandler } from "hono";
 import { html } from "hono/html";
 import * as oauth from "oauth4webapi";
+import { isDomainError } from "../core/errors.js";
 import type { OidcConfig } from "../core/oidc-config.js";
+import { acceptInvitationUpstreamOp } from "../db/account-ops.js";
 import { findUserByEmail } from "../db/credentials.repo.js";
 import type { WebDeps, WebEnv } from "./context.js";
 import { getCookie, setCookie } from "./cookies.js";
@@ -34,6 +36,8 @@ interface Pending {
   nonce: string;
   verifier: string;
   next: string;
+  /** The invitation code when the sign-in accepts an invitation (invitations.ts "Join with …"). */
+  invite?: string;
 }
 
 function encode(value: Pending): string {
@@ -87,6 +91,7 @@ export function oidcRoutes(deps: WebDeps & { oidc: OidcConfig }, headers: Middle
       nonce: oauth.generateRandomNonce(),
       verifier: oauth.generateRandomCodeVerifier(),
       next: safeNext(c.req.query("next")),
+      ...(c.req.query("invite") ? { invite: c.req.query("invite") as string } : {}),
     };
     const target = new URL(as.authorization_endpoint as string);
     target.searchParams.set("client_id", config.clientId);
@@ -144,6 +149,25 @@ export function oidcRoutes(deps: WebDeps & { oidc: OidcConfig }, headers: Middle
         `${config.label} did not give a verified email address, so no reqlix account can be matched.`,
         403,
       );
+    }
+    if (pending.invite) {
+      try {
+        const joined = await acceptInvitationUpstreamOp(deps.database, {
+          secret: pending.invite,
+          verifiedEmail: email,
+          now: (deps.clock ?? (() => new Date()))(),
+        });
+        const opened = await openUserSession(c, deps, {
+          userId: joined.userId,
+          method: "oidc",
+          next: "/",
+          workspace: joined.workspaceId,
+        });
+        return c.redirect(opened?.location ?? "/", 303);
+      } catch (error) {
+        if (!isDomainError(error)) throw error;
+        return refused(c, error.message, error.code === "forbidden" ? 403 : 409);
+      }
     }
     const user = await deps.database.read((ex) => findUserByEmail(ex, email));
     const opened = user

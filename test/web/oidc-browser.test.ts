@@ -21,6 +21,7 @@ const ACCOUNTS: Record<string, { email: string; verified: boolean }> = {
   olga: { email: "olga@example.com", verified: true },
   mallory: { email: "olga.unverified@example.com", verified: false },
   stranger: { email: "stranger@example.com", verified: true },
+  newbie: { email: "Newbie@Example.com", verified: true },
 };
 
 beforeAll(async () => {
@@ -86,12 +87,10 @@ afterAll(async () => {
 });
 
 /** From reqlix's sign-in page through the provider's login and consent forms, back to reqlix. */
-async function upstreamSignIn(page: WebPage, login: string, next = "/tree"): Promise<void> {
-  await page.goto(`${server.url}/signin?next=${encodeURIComponent(next)}`);
-  await Promise.all([
-    page.waitForURL((u) => !u.href.startsWith(server.url)),
-    page.click("text=Sign in with Test IdP"),
-  ]);
+async function upstreamSignIn(page: WebPage, login: string, next = "/tree", start = "Sign in with Test IdP") {
+  if (start === "Sign in with Test IdP")
+    await page.goto(`${server.url}/signin?next=${encodeURIComponent(next)}`);
+  await Promise.all([page.waitForURL((u) => !u.href.startsWith(server.url)), page.click(`text=${start}`)]);
   await page.fill("input[name=login]", login);
   await page.fill("input[name=password]", "anything");
   await Promise.all([page.waitForLoadState("load"), page.click("button:has-text('Sign-in')")]);
@@ -128,6 +127,37 @@ describe("upstream OpenID Connect sign-in in Chromium", () => {
     }
     const after = await server.database.client.execute("SELECT count(*) AS n FROM users");
     expect(after.rows[0]?.n).toBe(before.rows[0]?.n);
+  }, 120_000);
+
+  it("an invitation accepted with the provider: a new member with the invited role and the verified email", async () => {
+    const invite = await inviteOp(
+      server.database,
+      { actor: { kind: "cli" }, now: new Date() },
+      {
+        email: "someone-else@example.com",
+        role: "viewer",
+      },
+    );
+    const page = await browser.newPage();
+    await page.goto(`${server.url}${invite.path}`);
+    await upstreamSignIn(page, "newbie", "/", "Join with Test IdP");
+    expect(new URL(page.url()).pathname).toBe("/");
+    expect(await page.textContent("header .who")).toContain("Newbie");
+    expect(await page.textContent("header .who")).toContain("viewer");
+    const rows = await server.database.client.execute(
+      "SELECT username, email, password_hash FROM users WHERE email = 'newbie@example.com'",
+    );
+    expect(rows.rows).toEqual([
+      expect.objectContaining({ username: "Newbie", email: "newbie@example.com", password_hash: null }),
+    ]);
+    // Used up: a second acceptance is refused.
+    const again = await browser.newPage();
+    await again.goto(`${server.url}${invite.path}`);
+    expect(await again.textContent("main")).toContain("already used");
+    // Later, the provider alone signs her in.
+    const later = await browser.newPage();
+    await upstreamSignIn(later, "newbie", "/tree");
+    expect(new URL(later.url()).pathname).toBe("/tree");
   }, 120_000);
 
   it("a callback this browser did not start (no state cookie) or with another state is refused", async () => {

@@ -48,7 +48,7 @@ export const users = sqliteTable("users", {
   /** Lower-cased; set when an invitation is accepted. Unique when set. */
   email: text("email").unique(),
   /**
-   * scrypt in PHC form (`$scrypt$ln=15,r=8,p=3$salt$hash`, core/password.ts); null: no password sign-in.
+   * argon2id in PHC form (`$argon2id$v=19$m=19456,t=2,p=1$salt$hash`, core/password.ts); null: no password sign-in.
    * The password itself is never stored.
    */
   passwordHash: text("password_hash"),

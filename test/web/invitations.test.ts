@@ -149,7 +149,7 @@ describe("invitations", () => {
         .status,
     ).toBe(303);
 
-    // At rest: the secret's hash only; the password's scrypt hash only.
+    // At rest: the secret's hash only; the password's argon2id hash only.
     const dump = JSON.stringify([
       (await server.database.client.execute("SELECT * FROM invitations")).rows,
       (await server.database.client.execute("SELECT * FROM users")).rows,

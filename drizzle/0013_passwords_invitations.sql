@@ -16,8 +16,18 @@ CREATE TABLE `invitations` (
 --> statement-breakpoint
 CREATE UNIQUE INDEX `invitations_secret_hash_unique` ON `invitations` (`secret_hash`);--> statement-breakpoint
 CREATE INDEX `invitations_workspace` ON `invitations` (`workspace_id`);--> statement-breakpoint
-ALTER TABLE `tokens` ADD `kind` text DEFAULT 'pat' NOT NULL;--> statement-breakpoint
-ALTER TABLE `users` ADD `email` text;--> statement-breakpoint
-ALTER TABLE `users` ADD `password_hash` text;--> statement-breakpoint
-ALTER TABLE `users` ADD `password_changed_at` text;--> statement-breakpoint
-CREATE UNIQUE INDEX `users_email_unique` ON `users` (`email`);
+CREATE TABLE `session_tokens` (
+	`token_id` integer PRIMARY KEY NOT NULL,
+	`method` text NOT NULL,
+	FOREIGN KEY (`token_id`) REFERENCES `tokens`(`id`) ON UPDATE no action ON DELETE cascade
+);
+--> statement-breakpoint
+CREATE TABLE `user_credentials` (
+	`user_id` integer PRIMARY KEY NOT NULL,
+	`email` text,
+	`password_hash` text,
+	`password_changed_at` text,
+	FOREIGN KEY (`user_id`) REFERENCES `users`(`id`) ON UPDATE no action ON DELETE cascade
+);
+--> statement-breakpoint
+CREATE UNIQUE INDEX `user_credentials_email_unique` ON `user_credentials` (`email`);

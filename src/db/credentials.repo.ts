@@ -1,14 +1,23 @@
 /**
  * Sign-in credentials (issue 12 item 4): users' password hashes, the memberships a signed-in user may act
  * in, and the `session` tokens a password sign-in acts through. A session token is an ordinary row of
- * `tokens` (so roles, audit, revocation and membership checks apply exactly as to a PAT) whose value is
- * thrown away at once: only its hash exists, and only the web session that minted it can use it.
+ * `tokens` (so roles, audit, revocation and membership checks apply exactly as to a PAT), marked in
+ * `session_tokens`, whose value is thrown away at once: only its hash exists, and only the web session that
+ * minted it can use it. Passwords and emails live in `user_credentials`, apart from `users`.
  */
-import { and, asc, eq, isNull, ne, or } from "drizzle-orm";
+import { and, asc, eq, inArray, isNull, ne, or } from "drizzle-orm";
 import type { Role } from "../core/roles.js";
 import { generateToken, hashToken } from "../core/tokens.js";
 import type { Executor, Tx } from "./database.js";
-import { memberships, tokens, users, webSessions, workspaces } from "./schema.js";
+import {
+  memberships,
+  sessionTokens,
+  tokens,
+  userCredentials,
+  users,
+  webSessions,
+  workspaces,
+} from "./schema.js";
 
 export interface SignInUser {
   id: number;
@@ -19,9 +28,10 @@ export interface SignInUser {
 /** The user a sign-in names, by username (exact) or email (lower-cased). */
 export async function findSignInUser(ex: Executor, login: string): Promise<SignInUser | undefined> {
   const rows = await ex
-    .select({ id: users.id, username: users.username, passwordHash: users.passwordHash })
+    .select({ id: users.id, username: users.username, passwordHash: userCredentials.passwordHash })
     .from(users)
-    .where(or(eq(users.username, login), eq(users.email, login.toLowerCase())))
+    .leftJoin(userCredentials, eq(userCredentials.userId, users.id))
+    .where(or(eq(users.username, login), eq(userCredentials.email, login.toLowerCase())))
     .orderBy(asc(users.id))
     .limit(1);
   return rows[0];
@@ -35,21 +45,32 @@ export async function findUserByEmail(
     .select({
       id: users.id,
       username: users.username,
-      passwordHash: users.passwordHash,
+      passwordHash: userCredentials.passwordHash,
       isOwner: users.isOwner,
     })
-    .from(users)
-    .where(eq(users.email, email.toLowerCase()))
+    .from(userCredentials)
+    .innerJoin(users, eq(users.id, userCredentials.userId))
+    .where(eq(userCredentials.email, email.toLowerCase()))
     .limit(1);
   return rows[0];
 }
 
 export async function setPasswordHash(tx: Tx, userId: number, hash: string, at: string): Promise<void> {
-  await tx.update(users).set({ passwordHash: hash, passwordChangedAt: at }).where(eq(users.id, userId));
+  await tx
+    .insert(userCredentials)
+    .values({ userId, passwordHash: hash, passwordChangedAt: at })
+    .onConflictDoUpdate({
+      target: userCredentials.userId,
+      set: { passwordHash: hash, passwordChangedAt: at },
+    });
 }
 
 export async function setUserEmail(tx: Tx, userId: number, email: string): Promise<void> {
-  await tx.update(users).set({ email: email.toLowerCase() }).where(eq(users.id, userId));
+  const lower = email.toLowerCase();
+  await tx
+    .insert(userCredentials)
+    .values({ userId, email: lower })
+    .onConflictDoUpdate({ target: userCredentials.userId, set: { email: lower } });
 }
 
 export interface UserMembership {
@@ -85,7 +106,6 @@ export async function insertSessionToken(
       // A fresh random value, hashed and forgotten: nobody can present this token as a Bearer.
       tokenHash: await hashToken(generateToken()),
       name: `web sign-in (${input.method})`,
-      kind: "session",
       userId: input.userId,
       workspaceId: input.workspaceId,
       expiresAt: input.expiresAt,
@@ -94,21 +114,23 @@ export async function insertSessionToken(
     })
     .returning({ id: tokens.id });
   if (!row) throw new Error("session token insert returned no row");
+  await tx.insert(sessionTokens).values({ tokenId: row.id, method: input.method });
   return row.id;
 }
 
-export async function tokenKindOf(ex: Executor, tokenId: number): Promise<"pat" | "session" | undefined> {
-  const rows = await ex.select({ kind: tokens.kind }).from(tokens).where(eq(tokens.id, tokenId)).limit(1);
-  return rows[0]?.kind;
+/** `session` for a password, invitation or upstream sign-in's token, `pat` for a personal access token. */
+export async function tokenKindOf(ex: Executor, tokenId: number): Promise<"pat" | "session"> {
+  const rows = await ex
+    .select({ id: sessionTokens.tokenId })
+    .from(sessionTokens)
+    .where(eq(sessionTokens.tokenId, tokenId))
+    .limit(1);
+  return rows.length > 0 ? "session" : "pat";
 }
 
-/** Ends a session token (sign-out, a workspace switch, or its session replaced). PATs are left alone. */
-export async function revokeSessionToken(tx: Tx, tokenId: number, at: string): Promise<void> {
-  await tx
-    .update(tokens)
-    .set({ revokedAt: at })
-    .where(and(eq(tokens.id, tokenId), eq(tokens.kind, "session"), isNull(tokens.revokedAt)));
-}
+/** The ids of `session_tokens` as a subquery (they are never PATs). */
+export const SESSION_TOKEN_IDS = (ex: Executor) =>
+  ex.select({ id: sessionTokens.tokenId }).from(sessionTokens);
 
 /**
  * Ends every web session of the user and every session token of theirs, but the session `keepIdHash` and
@@ -137,7 +159,7 @@ export async function revokeUserSessions(
     .where(
       and(
         eq(tokens.userId, userId),
-        eq(tokens.kind, "session"),
+        inArray(tokens.id, SESSION_TOKEN_IDS(tx)),
         isNull(tokens.revokedAt),
         keep ? ne(tokens.id, keep.tokenId) : undefined,
       ),

@@ -45,14 +45,6 @@ export const users = sqliteTable("users", {
   /** The first user created at bootstrap: may administer every workspace. */
   isOwner: integer("is_owner", { mode: "boolean" }).notNull().default(false),
   createdAt: createdAt(),
-  /** Lower-cased; set when an invitation is accepted. Unique when set. */
-  email: text("email").unique(),
-  /**
-   * argon2id in PHC form (`$argon2id$v=19$m=19456,t=2,p=1$salt$hash`, core/password.ts); null: no password sign-in.
-   * The password itself is never stored.
-   */
-  passwordHash: text("password_hash"),
-  passwordChangedAt: text("password_changed_at"),
 });
 
 export const memberships = sqliteTable(
@@ -97,14 +89,6 @@ export const tokens = sqliteTable(
     expiresAt: text("expires_at"),
     revokedAt: text("revoked_at"),
     lastUsedAt: text("last_used_at"),
-    /**
-     * `pat`: a personal access token (its value was shown once). `session`: the credential a password
-     * sign-in acts through (web/password-sign-in.ts); its value is never shown to anyone, it is not listed
-     * with the PATs and it ends with its web session.
-     */
-    kind: text("kind", { enum: ["pat", "session"] })
-      .notNull()
-      .default("pat"),
   },
   (t) => [index("tokens_workspace").on(t.workspaceId), index("tokens_user").on(t.userId)],
 );
@@ -708,6 +692,36 @@ export const webSessions = sqliteTable(
   },
   (t) => [index("web_sessions_user").on(t.workspaceId, t.userId)],
 );
+
+/**
+ * How a user signs in besides tokens (issue 12 item 4), one row per user, apart from `users` so that
+ * listing or joining users never reads a password hash.
+ */
+export const userCredentials = sqliteTable("user_credentials", {
+  userId: integer("user_id")
+    .primaryKey()
+    .references(() => users.id, { onDelete: "cascade" }),
+  /** Lower-cased; recorded when an invitation is accepted; matched by upstream sign-in. Unique when set. */
+  email: text("email").unique(),
+  /**
+   * argon2id in PHC form (`$argon2id$v=19$m=19456,t=2,p=1$salt$hash`, core/password.ts); null: no password
+   * sign-in. The password itself is never stored.
+   */
+  passwordHash: text("password_hash"),
+  passwordChangedAt: text("password_changed_at"),
+});
+
+/**
+ * The tokens a password, invitation or upstream sign-in acts through (credentials.repo.ts): rows of
+ * `tokens` whose value nobody ever saw. Not PATs: not listed with them, and revoked with their session.
+ */
+export const sessionTokens = sqliteTable("session_tokens", {
+  tokenId: integer("token_id")
+    .primaryKey()
+    .references(() => tokens.id, { onDelete: "cascade" }),
+  /** password, invitation or oidc. */
+  method: text("method").notNull(),
+});
 
 /**
  * Invitations (issue 12 item 4): a single-use, expiring link that makes whoever opens it a member of the

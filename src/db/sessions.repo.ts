@@ -2,9 +2,9 @@
  * Web app sessions (issue 13): opened by a personal access token, looked up by the SHA-256 of the id the
  * browser holds, acting through that token (a revoked or expired token ends its sessions at once).
  */
-import { and, eq, isNull } from "drizzle-orm";
+import { and, eq, inArray, isNull } from "drizzle-orm";
 import type { Executor, Tx } from "./database.js";
-import { memberships, tokens, users, webSessions, workspaces } from "./schema.js";
+import { memberships, sessionTokens, tokens, users, webSessions, workspaces } from "./schema.js";
 import { TOKEN_MEMBERSHIP, TOKEN_PRINCIPAL_COLUMNS, type TokenPrincipal } from "./tokens.repo.js";
 
 export interface NewSession {
@@ -59,7 +59,13 @@ export async function revokeSessionByHash(tx: Tx, idHash: string, at: string): P
     await tx
       .update(tokens)
       .set({ revokedAt: at })
-      .where(and(eq(tokens.id, tokenId), eq(tokens.kind, "session"), isNull(tokens.revokedAt)));
+      .where(
+        and(
+          eq(tokens.id, tokenId),
+          inArray(tokens.id, tx.select({ id: sessionTokens.tokenId }).from(sessionTokens)),
+          isNull(tokens.revokedAt),
+        ),
+      );
   }
 }
 

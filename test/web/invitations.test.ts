@@ -153,6 +153,7 @@ describe("invitations", () => {
     const dump = JSON.stringify([
       (await server.database.client.execute("SELECT * FROM invitations")).rows,
       (await server.database.client.execute("SELECT * FROM users")).rows,
+      (await server.database.client.execute("SELECT * FROM user_credentials")).rows,
       (await server.database.client.execute("SELECT * FROM audit_events")).rows,
     ]);
     expect(dump).not.toContain(secret);

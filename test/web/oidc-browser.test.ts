@@ -145,7 +145,7 @@ describe("upstream OpenID Connect sign-in in Chromium", () => {
     expect(await page.textContent("header .who")).toContain("Newbie");
     expect(await page.textContent("header .who")).toContain("viewer");
     const rows = await server.database.client.execute(
-      "SELECT username, email, password_hash FROM users WHERE email = 'newbie@example.com'",
+      "SELECT username, email, password_hash FROM users JOIN user_credentials ON user_id = users.id WHERE email = 'newbie@example.com'",
     );
     expect(rows.rows).toEqual([
       expect.objectContaining({ username: "Newbie", email: "newbie@example.com", password_hash: null }),

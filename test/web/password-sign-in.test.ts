@@ -241,11 +241,14 @@ describe("password sign-in", () => {
   });
 
   it("keeps no password in clear: argon2id hashes with their parameters only", async () => {
-    const dump = JSON.stringify((await server.database.client.execute("SELECT * FROM users")).rows);
+    const dump = JSON.stringify([
+      (await server.database.client.execute("SELECT * FROM users")).rows,
+      (await server.database.client.execute("SELECT * FROM user_credentials")).rows,
+    ]);
     for (const clear of ["correct horse battery", "multi password 1", "grace password two"])
       expect(dump).not.toContain(clear);
     const rs = await server.database.client.execute(
-      "SELECT password_hash FROM users WHERE username IN ('ada', 'multi', 'grace')",
+      "SELECT password_hash FROM user_credentials JOIN users ON users.id = user_id WHERE username IN ('ada', 'multi', 'grace')",
     );
     for (const row of rs.rows)
       expect(String(row.password_hash)).toMatch(

@@ -62,7 +62,7 @@ beforeAll(async () => {
       const username = as === "other" ? "web-other" : as === "none" ? "admin" : `web-${as}`;
       const password = `password ${++n} of ${username}`;
       await server.database.client.execute({
-        sql: "UPDATE users SET password_hash = ? WHERE username = ?",
+        sql: "INSERT INTO user_credentials (user_id, password_hash) SELECT id, ? FROM users WHERE username = ? ON CONFLICT (user_id) DO UPDATE SET password_hash = excluded.password_hash",
         args: [await hashPassword(password), username],
       });
       return password;

@@ -2,6 +2,8 @@
  * Trace scan benchmark (issue: traceability). Generates a git repository of 20,000 files / ~200 MB with
  * citations in TypeScript, Python, Go and markdown, then measures, in one run:
  *   1. cold scan (no cache) vs `git grep -E -n` with the same pattern over the same files   target ≤ 1.5×
+ *      (git grep's default: one thread per core; the scan's default: one thread; also git grep on one thread
+ *      and the scan with its reader thread, REQLIX_TRACE_READ_THREAD=1)
  *   2. rescan after 10 files change (cache keyed by path, size, mtime) vs the cold scan      target ≤ 0.1×
  *   3. trace_file p50 after the first scan                                                     target ≤ 5 ms
  *
@@ -137,29 +139,37 @@ const grepArgs = [
   ":!.reqlix",
 ];
 
-function gitGrep(): { ms: number; lines: number } {
+// git grep runs as many threads as there are cores (grep.threads unset); also timed on one thread.
+function gitGrep(threads?: number): { ms: number; lines: number } {
+  const args = threads ? [...grepArgs.slice(0, 3), `--threads=${threads}`, ...grepArgs.slice(3)] : grepArgs;
   const s = performance.now();
-  const out = spawnSync("git", grepArgs, { maxBuffer: 1 << 30, encoding: "utf8" });
+  const out = spawnSync("git", args, { maxBuffer: 1 << 30, encoding: "utf8" });
   const ms = performance.now() - s;
   if (out.status !== 0) throw new Error(`git grep failed: ${out.stderr}`);
   return { ms, lines: out.stdout.split("\n").length - 1 };
 }
 
-async function cold(): Promise<{ ms: number; citations: number }> {
+async function cold(readThread = false): Promise<{ ms: number; citations: number }> {
   rmSync(cacheDir, { recursive: true, force: true });
   const s = performance.now();
-  const r = await scanProject(root, { env, persist: true });
+  const r = await scanProject(root, {
+    env: readThread ? { ...env, REQLIX_TRACE_READ_THREAD: "1" } : env,
+    persist: true,
+  });
   const ms = performance.now() - s;
   let citations = 0;
   for (const l of r.byFile.values()) citations += l.length;
   return { ms, citations };
 }
 
-// Warm the page cache, then interleave the two.
+// Warm the page cache, then interleave them.
+const loadBefore = loadavg().map((l) => Number(l.toFixed(1)));
 gitGrep();
 await cold();
 const grepMs: number[] = [];
 const coldMs: number[] = [];
+const grep1Ms: number[] = [];
+const cold2Ms: number[] = [];
 let grepLines = 0;
 let citations = 0;
 for (let i = 0; i < RUNS; i++) {
@@ -169,6 +179,10 @@ for (let i = 0; i < RUNS; i++) {
   const c = await cold();
   coldMs.push(c.ms);
   citations = c.citations;
+  grep1Ms.push(gitGrep(1).ms);
+  const c2 = await cold(true);
+  cold2Ms.push(c2.ms);
+  if (c2.citations !== c.citations) throw new Error(`two threads found ${c2.citations}, one ${c.citations}`);
 }
 
 // Rescan after 10 changed files: a new process would load the cache from disk (the CLI); the companion
@@ -217,6 +231,7 @@ const result = {
   date: new Date().toISOString(),
   node: process.version,
   cpus: cpus().length,
+  loadavg_before: loadBefore,
   loadavg: loadavg().map((l) => Number(l.toFixed(1))),
   files: FILES,
   bytes_mb: MB,
@@ -226,6 +241,10 @@ const result = {
   cold_scan_ms: coldMs.map(Math.round),
   citations,
   cold_vs_grep: Number((coldMedian / grep).toFixed(2)),
+  git_grep_one_thread_ms: grep1Ms.map(Math.round),
+  cold_vs_grep_one_thread: Number((coldMedian / median(grep1Ms)).toFixed(2)),
+  cold_scan_read_thread_ms: cold2Ms.map(Math.round),
+  cold_read_thread_vs_grep: Number((median(cold2Ms) / grep).toFixed(2)),
   incremental_disk_ms: incDisk.map(Math.round),
   incremental_memory_ms: incMemory.map(Math.round),
   incremental_files_read: reads,
@@ -241,6 +260,20 @@ const rows = [
     `${Math.round(grep)} ms`,
     String(result.cold_vs_grep),
     "≤ 1.5",
+  ],
+  [
+    "the same cold scan vs `git grep --threads=1` (same flags)",
+    `${Math.round(coldMedian)} ms`,
+    `${Math.round(median(grep1Ms))} ms`,
+    String(result.cold_vs_grep_one_thread),
+    "",
+  ],
+  [
+    "cold scan with a reader thread (`REQLIX_TRACE_READ_THREAD=1`) vs `git grep -E`",
+    `${Math.round(median(cold2Ms))} ms`,
+    `${Math.round(grep)} ms`,
+    String(result.cold_read_thread_vs_grep),
+    "",
   ],
   [
     "rescan after 10 files change, cache from disk (CLI)",
@@ -267,7 +300,7 @@ const rows = [
 const md = [
   `# trace scan benchmark (${result.date})`,
   "",
-  `${FILES} files, ${MB} MB, ${citations} citations (git grep: ${grepLines} matching lines); Node ${process.version}, ${result.cpus} cores, load ${result.loadavg.join(" ")}; medians of ${RUNS} interleaved runs.`,
+  `${FILES} files, ${MB} MB, ${citations} citations (git grep: ${grepLines} matching lines); Node ${process.version}, ${result.cpus} cores, load ${loadBefore.join(" ")} at the start, ${result.loadavg.join(" ")} at the end; medians of ${RUNS} interleaved runs. git grep runs one thread per core (its default); the scan one thread (its default), and also with a reader thread; git grep also on one thread.`,
   "",
   "| what | trace | baseline | ratio | target |",
   "|---|---|---|---|---|",

@@ -4,9 +4,11 @@
  * the app on HOST:PORT and shuts down cleanly on SIGINT/SIGTERM (in-flight requests finish, audit rows
  * flushed, database closed). Configuration, HOST and PORT are checked before the database is touched.
  */
+
 import { readFileSync } from "node:fs";
 import { createApp } from "./app.js";
 import { isDomainError } from "./core/errors.js";
+import { oidcConfigFromEnv } from "./core/oidc-config.js";
 import { displayDbUrl, parseServerConfig } from "./core/server-config.js";
 import { bootstrap } from "./db/bootstrap.js";
 import { type Database, normalizeDbUrl, openDatabase } from "./db/client.js";
@@ -49,8 +51,10 @@ async function main(): Promise<void> {
   let config: ReturnType<typeof parseServerConfig>;
   let rateLimit: number;
   let adminRateLimit: number;
+  let oidc: ReturnType<typeof oidcConfigFromEnv>;
   try {
     config = parseServerConfig(process.env);
+    oidc = oidcConfigFromEnv(process.env);
     rateLimit = parseRateLimit(config.REQLIX_RATE_LIMIT);
     adminRateLimit = parseAdminRateLimit(config.REQLIX_ADMIN_RATE_LIMIT);
     normalizeDbUrl(config.REQLIX_DB_URL);
@@ -136,6 +140,7 @@ async function main(): Promise<void> {
     ...(config.REQLIX_DEFAULT_TOOLSETS ? { defaultToolsets: config.REQLIX_DEFAULT_TOOLSETS } : {}),
     ...(config.REQLIX_PUBLIC_URL ? { publicUrl: config.REQLIX_PUBLIC_URL } : {}),
     assets: nodeAssets(),
+    ...(oidc ? { oidc } : {}),
     // One process serves this database's admin API: revocations and role changes made through it empty the
     // cache at once; the admin CLI's are seen within the cache's 2 s (token-cache.ts).
     tokenCache: new TokenCache(),

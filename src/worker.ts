@@ -10,6 +10,7 @@
  * Migrations do not run here (the migrator reads drizzle/ from disk): apply them before deploying, see the
  * README ("workers" section).
  */
+
 import { createClient } from "@libsql/client/http";
 import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation";
 import type { Hono } from "hono";
@@ -17,6 +18,7 @@ import type { Hono } from "hono";
 // and drops the rest of package.json.
 import { version } from "../package.json";
 import { type CreateAppDeps, createApp } from "./app.js";
+import { oidcConfigFromEnv } from "./core/oidc-config.js";
 import { recordAudit } from "./db/audit.repo.js";
 import { type Database, databaseFromClient } from "./db/database.js";
 import type { AuditSink } from "./http/audit.js";
@@ -46,6 +48,11 @@ export interface Env {
   REQLIX_DEFAULT_TOOLSETS?: string;
   /** The public origin, the OAuth issuer, when a proxy hides it (default: the request's origin). */
   REQLIX_PUBLIC_URL?: string;
+  /** Upstream OpenID Connect sign-in (core/oidc-config.ts); the client secret as a `wrangler secret`. */
+  REQLIX_OIDC_ISSUER?: string;
+  REQLIX_OIDC_CLIENT_ID?: string;
+  REQLIX_OIDC_CLIENT_SECRET?: string;
+  REQLIX_OIDC_LABEL?: string;
 }
 
 /** Period of the `[[ratelimits]]` binding in wrangler.toml, in seconds (Retry-After when refused). */
@@ -124,7 +131,9 @@ export function workerDeps(env: Env): CreateAppDeps {
   // written in waitUntil). The database server orders writes itself; the embedded-file bug that needs the
   // queue (libsql-client-ts#352) does not exist over HTTP.
   const database = databaseFromClient(client, { serializeWrites: false });
+  const oidc = oidcConfigFromEnv(env as unknown as Record<string, string | undefined>);
   return {
+    ...(oidc ? { oidc } : {}),
     database,
     logger,
     audit: requestScopedAuditSink(database, logger),

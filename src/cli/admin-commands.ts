@@ -35,6 +35,7 @@ import { exportOp, type InterchangeCaller, importOp } from "../db/interchange-op
 import { migrateDatabase } from "../db/migrate.js";
 import { findUserByUsername, listOwners } from "../db/users.repo.js";
 import { getWorkspaceBySlug, listWorkspaces } from "../db/workspaces.repo.js";
+import { ACCOUNT_USAGE, type PasswordSource, runAccountCommand } from "./admin-accounts.js";
 
 export const USAGE = `Usage: npm run admin -- <command> [options]
 
@@ -48,6 +49,7 @@ Commands (database: --db URL, else REQLIX_DB_URL, else ${DEFAULT_DB_URL}; auth t
                                                   create a token; printed once
   token-list [--workspace S]                      list tokens (never their values)
   token-revoke --id N                             revoke a token from the next request on
+${ACCOUNT_USAGE}
   owner-list                                      list the instance owners
   owner-grant --username U                        make U an instance owner (administers every workspace)
   owner-revoke --username U                       take ownership away from U (never from the last owner)
@@ -64,6 +66,8 @@ powers come only through tokens minted by this CLI or by the owner themselves (c
 
 export interface CliIo {
   env: Record<string, string | undefined>;
+  /** Where set-password reads the password; default the terminal or stdin (admin-accounts.ts). */
+  password?: PasswordSource;
   out(text: string): void;
   err(text: string): void;
 }
@@ -83,6 +87,10 @@ const OPTIONS = {
   file: { type: "string" },
   apply: { type: "boolean" },
   "epic-depth": { type: "string" },
+  user: { type: "string" },
+  email: { type: "string" },
+  "expires-in-hours": { type: "string" },
+  "base-url": { type: "string" },
   help: { type: "boolean", short: "h" },
 } as const;
 
@@ -253,6 +261,10 @@ async function run(command: string, values: Values, database: Database, io: CliI
       print(report);
       return;
     }
+    case "set-password":
+    case "invite":
+      print(await runAccountCommand(command, values, database, ctx, io));
+      return;
     case "owner-grant":
     case "owner-revoke": {
       const input = parseInput(ownerInput, fields(values, ["username"]), "options");
@@ -272,6 +284,8 @@ const COMMANDS = new Set([
   "token-list",
   "token-revoke",
   "owner-list",
+  "set-password",
+  "invite",
   "owner-grant",
   "owner-revoke",
   "export",

@@ -80,3 +80,24 @@ export function parseInput<S extends z.ZodType>(schema: S, value: unknown, root 
   const list = errors.map((e) => `${e.field}: ${e.message}`).join("; ");
   throw DomainError.invalid(`Invalid request: ${list}`, errors);
 }
+
+/** `POST /api/v1/admin/invitations` and `npm run admin -- invite` (issue 12 item 4). */
+export const inviteInput = z.strictObject({
+  email: z
+    .string({ error: "must be an email address, e.g. ada@example.com" })
+    .trim()
+    .toLowerCase()
+    .regex(
+      /^[^\s@<>"]{1,64}@[^\s@<>"]{1,190}\.[^\s@<>"]{1,63}$/,
+      "must be an email address, e.g. ada@example.com",
+    ),
+  role,
+  workspace: slug.optional(),
+  expires_in_hours: z
+    .number({ error: "must be a whole number of hours between 1 and 720" })
+    .int("must be a whole number of hours between 1 and 720")
+    .min(1, "must be at least 1 hour")
+    .max(720, "must be at most 720 hours")
+    .optional(),
+});
+export type InviteInput = z.infer<typeof inviteInput>;

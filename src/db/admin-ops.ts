@@ -49,7 +49,7 @@ export const DEFAULT_WORKSPACE = "default";
 
 const isSuper = (actor: AdminActor) => actor.kind === "cli" || actor.isOwner;
 
-function requireAdminOf(actor: AdminActor, workspace: Pick<Workspace, "id" | "slug">): void {
+export function requireAdminOf(actor: AdminActor, workspace: Pick<Workspace, "id" | "slug">): void {
   if (actor.kind === "cli" || actor.isOwner) return;
   if (actor.workspaceId !== workspace.id) {
     throw DomainError.forbidden(
@@ -71,7 +71,7 @@ function requireMayTouchOwner(actor: AdminActor, username: string, what: string)
   );
 }
 
-async function targetWorkspace(
+export async function targetWorkspace(
   ex: Executor,
   actor: AdminActor,
   slug: string | undefined,
@@ -84,7 +84,13 @@ async function targetWorkspace(
   return getWorkspaceBySlug(ex, slug ?? DEFAULT_WORKSPACE);
 }
 
-function audit(ex: Executor, ctx: OpContext, workspaceId: number | null, method: string, target: string) {
+export function audit(
+  ex: Executor,
+  ctx: OpContext,
+  workspaceId: number | null,
+  method: string,
+  target: string,
+) {
   return recordAudit(ex, {
     workspaceId,
     userId: ctx.actor.kind === "token" ? ctx.actor.userId : null,

@@ -769,3 +769,58 @@ export const oauthTokens = sqliteTable(
   },
   (t) => [index("oauth_tokens_grant").on(t.grantId)],
 );
+
+/**
+ * How a user signs in besides tokens (issue 12 item 4), one row per user, apart from `users` so that
+ * listing or joining users never reads a password hash.
+ */
+export const userCredentials = sqliteTable("user_credentials", {
+  userId: integer("user_id")
+    .primaryKey()
+    .references(() => users.id, { onDelete: "cascade" }),
+  /** Lower-cased; recorded when an invitation is accepted; matched by upstream sign-in. Unique when set. */
+  email: text("email").unique(),
+  /**
+   * argon2id in PHC form (`$argon2id$v=19$m=19456,t=2,p=1$salt$hash`, core/password.ts); null: no password
+   * sign-in. The password itself is never stored.
+   */
+  passwordHash: text("password_hash"),
+  passwordChangedAt: text("password_changed_at"),
+});
+
+/**
+ * The tokens a password, invitation or upstream sign-in acts through (credentials.repo.ts): rows of
+ * `tokens` whose value nobody ever saw. Not PATs: not listed with them, and revoked with their session.
+ */
+export const sessionTokens = sqliteTable("session_tokens", {
+  tokenId: integer("token_id")
+    .primaryKey()
+    .references(() => tokens.id, { onDelete: "cascade" }),
+  /** password, invitation or oidc. */
+  method: text("method").notNull(),
+});
+
+/**
+ * Invitations (issue 12 item 4): a single-use, expiring link that makes whoever opens it a member of the
+ * workspace with the role. Only the SHA-256 of the link's secret is stored.
+ */
+export const invitations = sqliteTable(
+  "invitations",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    secretHash: text("secret_hash").notNull().unique(),
+    workspaceId: integer("workspace_id")
+      .notNull()
+      .references(() => workspaces.id, { onDelete: "cascade" }),
+    /** Lower-cased; becomes the new user's email. */
+    email: text("email").notNull(),
+    role: text("role", { enum: ROLES }).notNull(),
+    /** The admin who invited (null: the admin CLI). */
+    createdByUserId: integer("created_by_user_id").references(() => users.id, { onDelete: "set null" }),
+    createdAt: createdAt(),
+    expiresAt: text("expires_at").notNull(),
+    acceptedAt: text("accepted_at"),
+    acceptedByUserId: integer("accepted_by_user_id").references(() => users.id, { onDelete: "set null" }),
+  },
+  (t) => [index("invitations_workspace").on(t.workspaceId)],
+);

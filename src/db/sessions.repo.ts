@@ -2,9 +2,9 @@
  * Web app sessions (issue 13): opened by a personal access token, looked up by the SHA-256 of the id the
  * browser holds, acting through that token (a revoked or expired token ends its sessions at once).
  */
-import { and, eq, isNull } from "drizzle-orm";
+import { and, eq, inArray, isNull } from "drizzle-orm";
 import type { Executor, Tx } from "./database.js";
-import { memberships, tokens, users, webSessions, workspaces } from "./schema.js";
+import { memberships, sessionTokens, tokens, users, webSessions, workspaces } from "./schema.js";
 import { TOKEN_MEMBERSHIP, TOKEN_PRINCIPAL_COLUMNS, type TokenPrincipal } from "./tokens.repo.js";
 
 export interface NewSession {
@@ -45,12 +45,28 @@ export async function findSessionByHash(ex: Executor, idHash: string): Promise<S
   return rows[0];
 }
 
-/** Ends one session (sign-out, or the old session replaced at sign-in). */
+/**
+ * Ends one session (sign-out, or the old session replaced at sign-in), and its token when that is a
+ * password sign-in's session token (credentials.repo.ts); a PAT outlives the sessions it opened.
+ */
 export async function revokeSessionByHash(tx: Tx, idHash: string, at: string): Promise<void> {
-  await tx
+  const ended = await tx
     .update(webSessions)
     .set({ revokedAt: at })
-    .where(and(eq(webSessions.idHash, idHash), isNull(webSessions.revokedAt)));
+    .where(and(eq(webSessions.idHash, idHash), isNull(webSessions.revokedAt)))
+    .returning({ tokenId: webSessions.tokenId });
+  for (const { tokenId } of ended) {
+    await tx
+      .update(tokens)
+      .set({ revokedAt: at })
+      .where(
+        and(
+          eq(tokens.id, tokenId),
+          inArray(tokens.id, tx.select({ id: sessionTokens.tokenId }).from(sessionTokens)),
+          isNull(tokens.revokedAt),
+        ),
+      );
+  }
 }
 
 /** When the token a session is opened with expires (a session never outlives it). */

@@ -2,14 +2,14 @@
  * Personal access tokens: only the SHA-256 hash is stored (DESIGN); the value exists once, in the answer
  * to its creation.
  */
-import { and, desc, eq, sql } from "drizzle-orm";
+import { and, desc, eq, notInArray, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/sqlite-core";
 import type { TokenInfo } from "../core/accounts.js";
 import type { Role } from "../core/roles.js";
 import { generateToken, hashToken } from "../core/tokens.js";
 import type { Executor, Tx } from "./database.js";
 import { preparedPer } from "./prepared.js";
-import { memberships, tokens, users, workspaces } from "./schema.js";
+import { memberships, sessionTokens, tokens, users, workspaces } from "./schema.js";
 
 export interface NewToken {
   id: number;
@@ -143,6 +143,8 @@ export async function listTokens(ex: Executor, workspaceId?: number, userId?: nu
     .leftJoin(creators, eq(creators.id, tokens.createdByUserId))
     .where(
       and(
+        // Session tokens (a password sign-in's credential, credentials.repo.ts) are not PATs: not listed.
+        notInArray(tokens.id, ex.select({ id: sessionTokens.tokenId }).from(sessionTokens)),
         workspaceId === undefined ? undefined : eq(tokens.workspaceId, workspaceId),
         userId === undefined ? undefined : eq(tokens.userId, userId),
       ),

@@ -8,11 +8,13 @@ import {
   addMemberInput,
   createTokenInput,
   createWorkspaceInput,
+  inviteInput,
   listTokensInput,
   parseInput,
   tokenIdInput,
 } from "../core/admin-input.js";
 import { DomainError } from "../core/errors.js";
+import { inviteOp } from "../db/account-ops.js";
 import {
   type AdminActor,
   addMemberOp,
@@ -70,6 +72,14 @@ export function adminRoute(
   route.post("/members", async (c) => {
     const input = parseInput(addMemberInput, await jsonBody(c));
     return c.json(await invalidating(() => addMemberOp(database, ctxOf(c), input)), 201);
+  });
+
+  // An invitation link (issue 12 item 4): its secret is in this answer only.
+  route.post("/invitations", async (c) => {
+    const input = parseInput(inviteInput, await jsonBody(c));
+    const created = await inviteOp(database, ctxOf(c), input);
+    c.header("Cache-Control", "no-store");
+    return c.json({ ...created, link: `${new URL(c.req.url).origin}${created.path}` }, 201);
   });
 
   route.post("/tokens", async (c) => {

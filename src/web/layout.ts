@@ -60,7 +60,7 @@ ${
         (n) =>
           html`<li><a href="${n.href}"${n.section === props.section ? html` aria-current="page"` : ""}>${n.label}</a></li>`,
       )}</ul></nav>
-<div class="who"><span title="workspace">${auth.workspaceSlug}</span> · <span>${auth.username}</span> <span class="role">${auth.role}</span>
+<div class="who"><a href="/workspaces" title="workspace (choose another)">${auth.workspaceSlug}</a> · <a href="/account/password" title="account: change password">${auth.username}</a> <span class="role">${auth.role}</span>
 <form method="post" action="/signout" class="inline">${csrfField(props.csrf)}<button type="submit" class="link">Sign out</button></form></div>`
     : ""
 }

@@ -10,7 +10,10 @@
 import { Hono } from "hono";
 import type { WebDeps, WebEnv } from "./context.js";
 import { requireCsrf } from "./csrf.js";
+import { invitationRoutes } from "./invitations.js";
+import { oidcRoutes } from "./oidc.js";
 import { type Pages, pageRoutes } from "./page.js";
+import { accountPages } from "./pages/account.js";
 import { auditPage } from "./pages/audit.js";
 import { baselinePages } from "./pages/baselines.js";
 import { docsetPages } from "./pages/docsets.js";
@@ -25,6 +28,7 @@ import { searchPage } from "./pages/search.js";
 import { storyPages } from "./pages/story.js";
 import { tokenPages } from "./pages/tokens.js";
 import { treePage } from "./pages/tree.js";
+import { workspacePages } from "./pages/workspaces.js";
 import { securityHeaders } from "./security.js";
 import { requireSession } from "./session.js";
 import { signInRoutes } from "./sign-in.js";
@@ -47,6 +51,8 @@ const PAGE_MODULES: PageModule[] = [
   auditPage,
   tokenPages,
   oauthPages,
+  workspacePages,
+  accountPages,
 ];
 
 export function webRoutes(deps: WebDeps): Hono<WebEnv> {
@@ -62,6 +68,8 @@ export function webRoutes(deps: WebDeps): Hono<WebEnv> {
     });
   }
   web.route("/", signInRoutes(deps, headers));
+  web.route("/", invitationRoutes(deps, headers));
+  if (deps.oidc) web.route("/", oidcRoutes({ ...deps, oidc: deps.oidc }, headers));
   const clock = deps.clock ?? (() => new Date());
   const guards = [headers, requireSession({ database: deps.database, clock }), requireCsrf()];
   const registry = pageRoutes(web, deps, guards);

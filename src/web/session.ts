@@ -8,7 +8,7 @@
 import type { Context, MiddlewareHandler } from "hono";
 import type { AuthInfo } from "../core/auth-info.js";
 import { hashToken } from "../core/tokens.js";
-import type { Database } from "../db/database.js";
+import type { Database, Tx } from "../db/database.js";
 import { findSessionByHash, insertSession, revokeSessionByHash, tokenExpiryOf } from "../db/sessions.repo.js";
 import { principalAuth } from "../http/auth.js";
 import type { WebEnv, WebSession } from "./context.js";
@@ -69,35 +69,59 @@ export async function resolveSession(
   return { auth: result.auth, session: { id, csrf: await csrfTokenFor(id) } };
 }
 
+/** Who a new session acts as: a checked PAT's principal, or a user whose session token is minted with it. */
+export type SessionPrincipal =
+  | { auth: Pick<AuthInfo, "tokenId" | "userId" | "workspaceId"> }
+  | {
+      userId: number;
+      workspaceId: number;
+      /** Mints the session's own token (credentials.repo insertSessionToken) in the session's transaction. */
+      mintToken: (tx: Tx, expiresAt: string) => Promise<number>;
+    };
+
 /**
- * Opens a session for `auth` (already checked), ending the one this browser had, and sets its cookie.
- * The expiry is the sooner of the session lifetime and the token's own expiry.
+ * Opens a session (its principal already checked), ending the one this browser had, and sets its cookie.
+ * The expiry is the sooner of the session lifetime and the token's own expiry. Returns the new id's hash
+ * and the token it acts through.
  */
 export async function openSession(
   c: Context<WebEnv>,
-  options: SessionOptions & { ttlMs: number; auth: AuthInfo },
-): Promise<void> {
+  options: SessionOptions & { ttlMs: number } & SessionPrincipal,
+): Promise<{ idHash: string; tokenId: number }> {
   const now = options.clock();
   const id = randomId();
-  const tokenExpiresAt = await options.database.read((db) => tokenExpiryOf(db, options.auth.tokenId));
   let expiresAt = new Date(now.getTime() + options.ttlMs).toISOString();
-  if (tokenExpiresAt !== null && tokenExpiresAt < expiresAt) expiresAt = tokenExpiresAt;
+  if ("auth" in options) {
+    const tokenId = options.auth.tokenId;
+    const tokenExpiresAt = await options.database.read((db) => tokenExpiryOf(db, tokenId));
+    if (tokenExpiresAt !== null && tokenExpiresAt < expiresAt) expiresAt = tokenExpiresAt;
+  }
   const previous = getCookie(c, SESSION_COOKIE);
   const idHash = await hashToken(id);
   const previousHash = previous ? await hashToken(previous) : undefined;
-  await options.database.write(async (tx) => {
+  const tokenId = await options.database.write(async (tx) => {
     if (previousHash) await revokeSessionByHash(tx, previousHash, now.toISOString());
+    const principal =
+      "auth" in options
+        ? options.auth
+        : {
+            tokenId: await options.mintToken(tx, expiresAt),
+            userId: options.userId,
+            workspaceId: options.workspaceId,
+          };
     await insertSession(tx, {
       idHash,
-      tokenId: options.auth.tokenId,
-      userId: options.auth.userId,
-      workspaceId: options.auth.workspaceId,
+      tokenId: principal.tokenId,
+      userId: principal.userId,
+      workspaceId: principal.workspaceId,
       createdAt: now.toISOString(),
       expiresAt,
     });
+    return principal.tokenId;
   });
   const maxAge = Math.max(1, Math.floor((Date.parse(expiresAt) - now.getTime()) / 1000));
   setCookie(c, SESSION_COOKIE, id, cookieOptions(c, maxAge));
+  return { idHash, tokenId };
 }
 
 /** Ends this browser's session (sign-out) and clears its cookie. */

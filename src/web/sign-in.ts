@@ -1,20 +1,25 @@
 /**
- * Sign-in (issue 13): paste a personal access token once; it is checked exactly as a Bearer token is
- * (http/auth.ts) and opens a session (session.ts). The page is one component with a slot for other
- * sign-in methods (the OAuth issue adds its button there). The form is protected by a double-submit CSRF
- * value; failed attempts are counted per client address through the RateLimiter seam, and an address past
- * the limit is refused for the limiter's Retry-After.
+ * Sign-in (issues 13 and 12 item 4), one page shared by the web app and the OAuth authorization flow
+ * (which sends the browser here with `next=`): a username (or email) and password, a pasted personal
+ * access token, and the slot `methods` for other ways (an upstream provider). Every form is protected by
+ * a double-submit CSRF value; failures are counted per address and per account (sign-in-limits.ts).
+ *
+ * A wrong password and an unknown user get the same answer after the same work (core/password.ts checks
+ * a decoy hash when there is no user). Every sign-in issues a new session id and ends the browser's
+ * previous session (session.ts: no fixation).
  */
 import { type Context, Hono, type MiddlewareHandler } from "hono";
 import { html } from "hono/html";
+import { verifyPassword } from "../core/password.js";
+import { findSignInUser } from "../db/credentials.repo.js";
 import { authenticate } from "../http/auth.js";
 import { clientAddress } from "../http/client-address.js";
-import type { RateLimiter } from "../http/context.js";
 import { MemoryRateLimiter } from "../http/rate-limit-memory.js";
 import type { WebDeps, WebEnv } from "./context.js";
 import { getCookie, setCookie } from "./cookies.js";
 import { CSRF_FIELD, formOf, PRESIGN_COOKIE, sameSecret } from "./csrf.js";
 import { type Html, layout, notice } from "./layout.js";
+import { oidcButton } from "./oidc.js";
 import {
   closeSession,
   cookieOptions,
@@ -23,15 +28,21 @@ import {
   randomId,
   resolveSession,
 } from "./session.js";
+import { accountKey, addressKey, SignInLimits } from "./sign-in-limits.js";
+import { openUserSession } from "./user-session.js";
 
 /** Sign-in attempts per minute per address when the app is given no limiter of its own. */
 export const DEFAULT_SIGN_IN_LIMIT = 10;
+export const WRONG_PASSWORD = "Sign-in refused: wrong username or password.";
+const MAX_LOGIN_LENGTH = 320;
 
 export interface SignInProps {
   csrf: string;
   next: string;
   error?: string;
-  /** Other ways to sign in (rendered under the token form), e.g. an OAuth button. */
+  /** What was typed as the username (shown again after a refusal; never the password). */
+  login?: string;
+  /** Other ways to sign in (rendered under the forms), e.g. an upstream provider's button. */
   methods?: Html[];
 }
 
@@ -42,12 +53,26 @@ ${props.error ? notice("error", props.error) : ""}
 <form method="post" action="/signin" class="stack">
 <input type="hidden" name="${CSRF_FIELD}" value="${props.csrf}">
 <input type="hidden" name="next" value="${props.next}">
-<label for="token">Personal access token</label>
-<input id="token" name="token" type="password" autocomplete="off" spellcheck="false" required placeholder="rqx_…" aria-describedby="token-help">
-<p id="token-help" class="hint">Paste a token once: the browser keeps a session, never the token. A workspace admin can give you one.</p>
+<input type="hidden" name="method" value="password">
+<label for="login">Username or email</label>
+<input id="login" name="login" type="text" autocomplete="username" spellcheck="false" autocapitalize="none" required maxlength="${MAX_LOGIN_LENGTH}" value="${props.login ?? ""}">
+<label for="password">Password</label>
+<input id="password" name="password" type="password" autocomplete="current-password" required>
 <button type="submit">Sign in</button>
 </form>
 ${props.methods ?? ""}
+<section class="token-signin" aria-labelledby="token-heading">
+<h2 id="token-heading">Or use a personal access token</h2>
+<form method="post" action="/signin" class="stack">
+<input type="hidden" name="${CSRF_FIELD}" value="${props.csrf}">
+<input type="hidden" name="next" value="${props.next}">
+<input type="hidden" name="method" value="token">
+<label for="token">Personal access token</label>
+<input id="token" name="token" type="password" autocomplete="off" spellcheck="false" required placeholder="rqx_…" aria-describedby="token-help">
+<p id="token-help" class="hint">Paste a token once: the browser keeps a session, never the token. A workspace admin can give you one.</p>
+<button type="submit">Sign in with token</button>
+</form>
+</section>
 </section>`;
 }
 
@@ -57,37 +82,33 @@ export function safeNext(next: string | undefined): string {
   return next;
 }
 
+/** The pre-sign-in CSRF value of this browser, set when it has none (the double-submit cookie). */
+export function presignOf(c: Context<WebEnv>): string {
+  let presign = getCookie(c, PRESIGN_COOKIE);
+  if (!presign || !/^[A-Za-z0-9_-]{43}$/.test(presign)) {
+    presign = randomId();
+    setCookie(c, PRESIGN_COOKIE, presign, cookieOptions(c, 60 * 60));
+  }
+  return presign;
+}
+
 export function signInRoutes(deps: WebDeps, headers: MiddlewareHandler): Hono<WebEnv> {
   const route = new Hono<WebEnv>();
   const clock = deps.clock ?? (() => new Date());
-  const limiter: RateLimiter =
-    deps.signInRateLimiter ?? new MemoryRateLimiter({ limit: DEFAULT_SIGN_IN_LIMIT });
+  const limits = new SignInLimits(
+    deps.signInRateLimiter ?? new MemoryRateLimiter({ limit: DEFAULT_SIGN_IN_LIMIT }),
+    clock,
+  );
   const sessions = { database: deps.database, clock };
-  // Failed sign-ins are counted per address; past the limit the address is refused (even a right token)
-  // until the limiter's Retry-After has passed. Successful sign-ins cost nothing.
-  const blockedUntil = new Map<string, number>();
-  const blockedFor = (key: string): number | undefined => {
-    const until = blockedUntil.get(key);
-    if (until === undefined) return undefined;
-    const wait = until - clock().getTime();
-    if (wait > 0) return Math.ceil(wait / 1000);
-    blockedUntil.delete(key);
-    return undefined;
-  };
-  const countFailure = async (key: string) => {
-    const verdict = await limiter.hit(key);
-    if (verdict.ok) return;
-    if (blockedUntil.size >= 10_000) blockedUntil.delete(blockedUntil.keys().next().value as string);
-    blockedUntil.set(key, clock().getTime() + verdict.retryAfterSeconds * 1000);
-  };
 
-  const show = async (c: Context<WebEnv>, next: string, error?: string, status = 200) => {
-    let presign = getCookie(c, PRESIGN_COOKIE);
-    if (!presign || !/^[A-Za-z0-9_-]{43}$/.test(presign)) {
-      presign = randomId();
-      setCookie(c, PRESIGN_COOKIE, presign, cookieOptions(c, 60 * 60));
-    }
-    const body = signInPage({ csrf: presign, next, ...(error ? { error } : {}) });
+  const show = async (
+    c: Context<WebEnv>,
+    next: string,
+    extra: { error?: string; login?: string } = {},
+    status = 200,
+  ) => {
+    const methods = deps.oidc ? [oidcButton(deps.oidc, next)] : [];
+    const body = signInPage({ csrf: presignOf(c), next, methods, ...extra });
     return c.html(await layout({ title: "Sign in", body }), status as 200);
   };
 
@@ -99,26 +120,56 @@ export function signInRoutes(deps: WebDeps, headers: MiddlewareHandler): Hono<We
   route.post("/signin", headers, async (c) => {
     const form = await formOf(c);
     const next = safeNext(form.next);
-    const key = `web-signin:ip:${clientAddress(c, deps.trustedProxies ?? [])}`;
-    const blocked = blockedFor(key);
+    // A form without `method` is the older token-only form (scripts post it): a token when one is sent.
+    const byPassword = form.method === "password" || (form.method !== "token" && form.token === undefined);
+    const login = (form.login ?? "").trim().slice(0, MAX_LOGIN_LENGTH);
+    const keys = [addressKey(clientAddress(c, deps.trustedProxies ?? []))];
+    if (byPassword) keys.push(accountKey(login));
+    const blocked = limits.blockedForAny(keys);
     if (blocked !== undefined) {
       c.header("Retry-After", String(blocked));
-      return show(c, next, `Too many failed sign-ins: wait ${blocked} seconds and try again.`, 429);
+      return show(
+        c,
+        next,
+        { error: `Too many failed sign-ins: wait ${blocked} seconds and try again.`, login },
+        429,
+      );
     }
     const presign = getCookie(c, PRESIGN_COOKIE) ?? "";
     if (!sameSecret(form[CSRF_FIELD] ?? "", presign)) {
-      return show(c, next, "This form has expired: it is shown again, paste your token once more.", 403);
+      return show(
+        c,
+        next,
+        { error: "This form has expired: it is shown again, sign in once more.", login },
+        403,
+      );
     }
-    const now = clock();
-    const result = await authenticate(deps.database, `Bearer ${(form.token ?? "").trim()}`, now);
-    if (!result.ok) {
-      deps.logger.log("info", "web sign-in refused", {
-        requestId: c.get("requestId"),
-        reason: result.reason,
-      });
-      await countFailure(key);
-      return show(c, next, `Sign-in refused. ${result.reason}`, 401);
+    const refuse = async (reason: string, message: string) => {
+      deps.logger.log("info", "web sign-in refused", { requestId: c.get("requestId"), reason });
+      for (const key of keys) await limits.failed(key);
+      return show(c, next, { error: message, ...(byPassword ? { login } : {}) }, 401);
+    };
+
+    if (byPassword) {
+      // The same lookup and the same hash work whether the user exists, has a password, or neither.
+      const user = await deps.database.read((ex) => findSignInUser(ex, login));
+      const ok = await verifyPassword(form.password ?? "", user?.passwordHash);
+      if (!ok || !user) return refuse("wrong username or password", WRONG_PASSWORD);
+      const opened = await openUserSession(c, deps, { userId: user.id, method: "password", next });
+      if (!opened) {
+        return show(
+          c,
+          next,
+          { error: "You are not a member of any workspace yet: ask a workspace admin to invite you.", login },
+          403,
+        );
+      }
+      setCookie(c, PRESIGN_COOKIE, "", cookieOptions(c, 0));
+      return c.redirect(opened.location, 303);
     }
+
+    const result = await authenticate(deps.database, `Bearer ${(form.token ?? "").trim()}`, clock());
+    if (!result.ok) return refuse(result.reason, `Sign-in refused. ${result.reason}`);
     await openSession(c, {
       ...sessions,
       auth: result.auth,

@@ -38,11 +38,13 @@ describe("web app in Chromium (Node)", () => {
     const seed = await seedFlow(server.url, server.ownerToken, "Keys");
     const page = await browser.newPage();
     await page.goto(`${server.url}/signin`);
-    // The first Tab stop is the skip link; then the token field.
-    // The first Tab stop is the skip link; the token field follows the brand link.
-    const first = await tabOrder(page, 3);
+    // The first Tab stop is the skip link; after the brand link the password form (login, password, its
+    // button), then the token field.
+    const first = await tabOrder(page, 6);
     expect(first[0]).toContain("Skip to content");
-    expect(first[2]).toContain("input#token");
+    expect(first[2]).toContain("input#login");
+    expect(first[3]).toContain("input#password");
+    expect(first[5]).toContain("input#token");
     await page.keyboard.type(server.ownerToken);
     await Promise.all([page.waitForURL((u) => u.pathname === "/"), page.keyboard.press("Enter")]);
     // Skip link → main; the focused element is visibly outlined.

@@ -22,6 +22,10 @@ export interface RouteContext {
   authorizeQuery(): string;
   /** The id of a fresh OAuth grant of `as`'s user (of this workspace's owner for "other" and "none"). */
   spareGrant(as: Caller): Promise<number>;
+  /** Gives `as`'s user a new password (without ending their sessions) and returns it. */
+  password(as: Caller): Promise<string>;
+  /** The workspace `as` acts in. */
+  workspaceOf(as: Caller): string;
 }
 
 /** Who makes the request: a role's member, a member of another workspace, or nobody signed in. */
@@ -163,7 +167,40 @@ export const ROUTE_CASES: RouteCase[] = [
   post("/authorized-clients/:id/revoke", "viewer", async (c, as) => ({
     path: `/authorized-clients/${await c.spareGrant(as)}/revoke`,
   })),
+  // Sign-in (issue 12 item 4): the workspace chooser and the password change, for every member.
+  get("/workspaces", "viewer", () => "/workspaces", false),
+  // Choosing the workspace one is in: a redirect for every session (switching is in password-sign-in.test.ts).
+  post(
+    "/workspaces",
+    "viewer",
+    async (c, as) => ({ path: "/workspaces", form: { workspace: c.workspaceOf(as), next: "/tree" } }),
+    false,
+  ),
+  get("/account/password", "viewer", () => "/account/password", false),
+  post(
+    "/account/password",
+    "viewer",
+    async (c, as) => {
+      const current = await c.password(as);
+      const next = `new password ${c.unique()}`;
+      return { path: "/account/password", form: { current, new: next, confirm: next } };
+    },
+    false,
+  ),
 ];
 
-/** Routes outside the table on purpose: sign-in and sign-out (tested in session.test.ts), static files. */
-export const ROUTES_WITHOUT_SESSION = ["GET /signin", "POST /signin", "POST /signout", "GET /assets/*"];
+/**
+ * Routes outside the table on purpose: sign-in and sign-out (tested in session.test.ts), invitations
+ * (reached without a session: invitations.test.ts), the upstream provider's start and callback
+ * (oidc-browser.test.ts), static files.
+ */
+export const ROUTES_WITHOUT_SESSION = [
+  "GET /signin",
+  "POST /signin",
+  "POST /signout",
+  "GET /invite",
+  "POST /invite",
+  "GET /signin/oidc",
+  "GET /signin/oidc/callback",
+  "GET /assets/*",
+];

@@ -5,6 +5,7 @@
  * 404 for this workspace's entities. The table must list every route the app registers.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { hashPassword } from "../../src/core/password.js";
 import { ROLES, type Role, roleAtLeast } from "../../src/core/roles.js";
 import { createJsonLogger } from "../../src/http/logger.js";
 import { nodeAssets } from "../../src/web/node-assets.js";
@@ -65,6 +66,16 @@ beforeAll(async () => {
       return { revision: String(snap.revision), updated_at: snap.updated_at };
     },
     unique: () => `u${++n}`,
+    async password(as: Caller) {
+      const username = as === "other" ? "web-other" : as === "none" ? "admin" : `web-${as}`;
+      const password = `password ${++n} of ${username}`;
+      await server.database.client.execute({
+        sql: "INSERT INTO user_credentials (user_id, password_hash) SELECT id, ? FROM users WHERE username = ? ON CONFLICT (user_id) DO UPDATE SET password_hash = excluded.password_hash",
+        args: [await hashPassword(password), username],
+      });
+      return password;
+    },
+    workspaceOf: (as: Caller) => (as === "other" ? "other-ws" : "default"),
     async spareToken(as: Caller) {
       const token = as === "other" || as === "none" ? server.ownerToken : (roleTokens.get(as) as string);
       const created = await toolHttp(server.url, token, "create_my_token", { name: `spare ${++n}` });
@@ -113,6 +124,14 @@ describe("web routes × roles (generated from routes-table.ts)", () => {
       database: server.database,
       logger: createJsonLogger({ write: () => {} }),
       assets: nodeAssets(),
+      // With an upstream provider configured, so its two routes are registered too (nothing is fetched yet).
+      oidc: {
+        issuer: "https://idp.example.com",
+        clientId: "reqlix",
+        clientSecret: "secret",
+        label: "IdP",
+        allowHttp: false,
+      },
     })
       .routes.filter((r) => r.method !== "ALL")
       .map((r) => `${r.method} ${r.path}`);

@@ -64,15 +64,21 @@ function asLinkTarget(item: unknown): string | undefined {
  */
 export function extractLinks(frontmatter: Record<string, unknown>): Link[] {
   const links: Link[] = [];
-  for (const [rel, value] of Object.entries(frontmatter)) {
+  // A cold sync runs this on every file: no intermediate arrays or sets for the common one-link lists.
+  next: for (const rel of Object.keys(frontmatter)) {
     if (METADATA_KEYS.has(rel)) continue;
+    const value = frontmatter[rel];
     const items = Array.isArray(value) ? value : [value];
     if (items.length === 0) continue;
-    const ids = items.map(asLinkTarget);
-    if (ids.some((id) => id === undefined)) continue;
-    links.push({ rel, targets: [...new Set(ids as string[])] });
+    const targets: string[] = [];
+    for (const item of items) {
+      const id = asLinkTarget(item);
+      if (id === undefined) continue next; // a list with anything else in it is data
+      if (!targets.includes(id)) targets.push(id);
+    }
+    links.push({ rel, targets });
   }
-  return links.sort((a, b) => (a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0));
+  return links.length > 1 ? links.sort((a, b) => (a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0)) : links;
 }
 
 export function normalizeTags(value: unknown): string[] {
@@ -90,8 +96,9 @@ export function normalizeTags(value: unknown): string[] {
  * `relPath` is relative to `.ixchel/`, with `/` separators (e.g. `decisions/dec-1a2b3c.md`).
  */
 export function parseEntityFile(relPath: string, raw: string): ParsedFile {
-  const segments = relPath.split("/");
-  const folderKind = segments.length === 2 ? kindOfFolder(segments[0] as string) : undefined;
+  const slash = relPath.indexOf("/");
+  const folderKind =
+    slash > 0 && relPath.indexOf("/", slash + 1) === -1 ? kindOfFolder(relPath.slice(0, slash)) : undefined;
   let split: ReturnType<typeof splitFrontmatter>;
   let data: Record<string, unknown>;
   try {

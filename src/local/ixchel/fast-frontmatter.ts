@@ -13,21 +13,30 @@ const TIMESTAMP = /^\d{4}-\d{2}-\d{2}(?:[Tt ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[Zz]|
 /** Words the YAML core schema reads as null or booleans: left to the real parser. */
 const RESERVED = /^(?:null|Null|NULL|true|True|TRUE|false|False|FALSE)$/;
 
+/** Whether a word starting with this character code could be one of RESERVED (n, N, t, T, f, F). */
+const mayBeReserved = (c: number) => c === 110 || c === 116 || c === 102 || c === 78 || c === 84 || c === 70;
+
 /** Keys are scalars too (`False:` is the key "false"), and `__proto__` would not be an own property here. */
 function badKey(key: string): boolean {
-  return key === "__proto__" || key.length > 200 || RESERVED.test(key);
+  return key === "__proto__" || key.length > 200 || (mayBeReserved(key.charCodeAt(0)) && RESERVED.test(key));
 }
 
-/** A plain scalar that YAML reads as this very string, or undefined when that is not certain. */
+/**
+ * A plain scalar that YAML reads as this very string, or undefined when that is not certain. The first
+ * character decides which tests can apply (a cold sync runs this on every value of every file).
+ */
 function plain(text: string, inFlow: boolean): string | undefined {
   const s = text.trim();
   if (s === "") return undefined;
-  if (TIMESTAMP.test(s)) return s;
-  if (!/^[A-Za-z_]/.test(s) || RESERVED.test(s)) return undefined;
+  const c = s.charCodeAt(0);
+  if (c >= 48 && c <= 57) return TIMESTAMP.test(s) ? s : undefined;
+  if (!((c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95)) return undefined;
+  if (mayBeReserved(c) && RESERVED.test(s)) return undefined;
   if (s.includes(": ") || s.includes(" #") || s.endsWith(":") || s.includes("\t")) return undefined;
-  if (inFlow && /[,[\]{}]/.test(s)) return undefined;
+  if (inFlow && FLOW_INDICATOR.test(s)) return undefined;
   return s;
 }
+const FLOW_INDICATOR = /[,[\]{}]/;
 
 function flowList(text: string): string[] | undefined {
   if (!text.endsWith("]")) return undefined;
@@ -66,9 +75,10 @@ function value(text: string): unknown {
 /** The frontmatter as data, or `undefined` when the text is not in the simple subset. */
 export function parseSimpleFrontmatter(yaml: string): Record<string, unknown> | undefined {
   // A lone carriage return is a line break to YAML; a long key is an error there (implicit keys ≤ 1024).
-  if (/\r(?!\n)/.test(yaml)) return undefined;
+  const cr = yaml.includes("\r");
+  if (cr && /\r(?!\n)/.test(yaml)) return undefined;
   // Split on CRLF or LF once: no per-line trimming of a carriage return (most files have none).
-  const lines = yaml.includes("\r") ? yaml.split(/\r?\n/) : yaml.split("\n");
+  const lines = cr ? yaml.split(/\r?\n/) : yaml.split("\n");
   if (lines.at(-1) === "") lines.pop();
   const out: Record<string, unknown> = {};
   for (let i = 0; i < lines.length; i++) {

@@ -142,8 +142,10 @@ export class IxchelStore {
           await options.progress?.(i, total, `scanned ${i} of ${total} files`);
       }
       const rel = list[i] as string;
-      const abs = join(this.dir, rel);
-      const old = options.rebuild ? undefined : this.files.get(rel);
+      // `rel` comes from the walk (no `.` or `..` segments): joined without path.join's normalization.
+      const abs = `${this.dir}/${rel}`;
+      const prior = this.files.get(rel);
+      const old = options.rebuild ? undefined : prior;
       let stats: Stats;
       if (old) {
         try {
@@ -173,7 +175,6 @@ export class IxchelStore {
       }
       seen.add(rel);
       result.scanned++;
-      const prior = this.files.get(rel);
       const hash = sha256(bytes);
       if (old && old.hash === hash) {
         result.unchanged++;

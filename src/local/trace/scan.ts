@@ -5,7 +5,7 @@
  * rescan reads only what changed. No hosted dependency: the companion and the CLI share it.
  */
 import { createHash } from "node:crypto";
-import { closeSync, constants, fstatSync, lstatSync, openSync, readSync } from "node:fs";
+import { lstatSync } from "node:fs";
 import { join } from "node:path";
 import picomatch from "picomatch";
 import {
@@ -18,6 +18,7 @@ import {
 } from "./cache.js";
 import { type Citation, type CitationKind, CitationMatcher } from "./citations.js";
 import { loadTraceConfig, type TraceConfig } from "./config.js";
+import { FileReader, ReadStatus } from "./file-reader.js";
 import { type CommitCitation, commitsCiting } from "./git.js";
 import { type GitChanges, gitChanges } from "./git-changes.js";
 import { isRacy } from "./racy.js";
@@ -70,11 +71,33 @@ export interface ScanOptions {
   /** Load and save the on-disk cache (the CLI); the companion keeps its cache in memory only. */
   persist?: boolean;
   signal?: AbortSignal;
+  /** Files to read from which a second thread reads them (default: see READ_THREAD_MIN). */
+  readThreadMin?: number;
+  /** The reader to use instead (tests). */
+  reader?: () => FileReader;
 }
 
-/** Binary as git decides it: a NUL byte in the first 8000 bytes. */
-function isBinary(buf: Buffer, length: number): boolean {
-  return buf.subarray(0, Math.min(length, 8000)).includes(0);
+/**
+ * With `REQLIX_TRACE_READ_THREAD=1`, a scan reading at least this many files reads and matches them with a
+ * second thread too (below it, starting the thread costs more than it saves). Off by default: on the shared
+ * 2-core machine it was measured on (load 15–24, sessions scheduled as groups), two threads were no faster
+ * than one; see bench/trace-scan.ts, which times both.
+ */
+export const READ_THREAD_MIN = 1000;
+
+function readThreadMin(options: ScanOptions): number {
+  if (options.readThreadMin !== undefined) return options.readThreadMin;
+  return options.env.REQLIX_TRACE_READ_THREAD === "1" ? READ_THREAD_MIN : Number.POSITIVE_INFINITY;
+}
+
+/** What the scan does with one visited path: keep an entry, drop it, or read the file (`read`: its index). */
+interface Step {
+  path: string;
+  entry?: CacheEntry;
+  drop?: true;
+  kind?: CitationKind;
+  blob?: string;
+  read?: number;
 }
 
 export function classifier(config: TraceConfig): (path: string) => CitationKind {
@@ -92,8 +115,6 @@ export function fileFilter(config: TraceConfig, requirementsRel: string | null):
     !path.startsWith(".reqlix/") && !(own && path.startsWith(own)) && include(path) && !exclude(path);
 }
 
-let readBuffer = Buffer.allocUnsafe(1 << 20);
-
 /**
  * What vouches for a file's content without reading it: size, mtime, and ctime and inode too (a write
  * that restores the mtime still moves the ctime, which no program can set; an editor's save by rename
@@ -101,53 +122,8 @@ let readBuffer = Buffer.allocUnsafe(1 << 20);
  */
 type FileStamp = Pick<CacheEntry, "size" | "mtimeMs" | "ctimeMs" | "ino">;
 
-function stampOf(info: FileStamp): FileStamp {
-  return { size: info.size, mtimeMs: info.mtimeMs, ctimeMs: info.ctimeMs, ino: info.ino };
-}
-
 function sameStamp(a: FileStamp, b: FileStamp): boolean {
   return a.size === b.size && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs && a.ino === b.ino;
-}
-
-type ReadOutcome =
-  | ({ bytes: Buffer } & FileStamp)
-  | ({ skipped: SkipReason } & FileStamp)
-  | { skipped: "unreadable" | "not_file" };
-
-/**
- * Reads one file into the shared buffer, never through a symbolic link (O_NOFOLLOW); size and mtime come
- * from the open descriptor, so a cold scan needs no separate stat.
- */
-function readOne(abs: string, cap: number): ReadOutcome {
-  let fd: number;
-  try {
-    fd = openSync(abs, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    return {
-      skipped: code === "ELOOP" || code === "ENOENT" || code === "EISDIR" ? "not_file" : "unreadable",
-    };
-  }
-  try {
-    const info = fstatSync(fd);
-    if (!info.isFile()) return { skipped: "not_file" };
-    const size = info.size;
-    const stamp = stampOf(info);
-    if (size > cap) return { skipped: "too_large", ...stamp };
-    if (readBuffer.length < size) readBuffer = Buffer.allocUnsafe(size);
-    let got = 0;
-    while (got < size) {
-      const n = readSync(fd, readBuffer, got, size - got, got);
-      if (n === 0) break;
-      got += n;
-    }
-    if (isBinary(readBuffer, got)) return { skipped: "binary", ...stamp };
-    return { bytes: readBuffer.subarray(0, got), ...stamp };
-  } catch {
-    return { skipped: "unreadable" };
-  } finally {
-    closeSync(fd);
-  }
 }
 
 function cacheKey(config: TraceConfig, matcher: CitationMatcher, catalog: LocalCatalog): string {
@@ -298,62 +274,110 @@ async function scanWith(
   };
   const unreadable = new Set<string>();
   const racy: string[] = [];
-  let read = 0;
-  let sinceYield = 0;
+  // First what each visited path needs (its cached entry, a drop, or a read), then the reads, then the
+  // entries in the visit order (the order of the results).
+  const steps: Step[] = [];
+  const toRead: string[] = [];
+  const readSteps: Step[] = [];
   for (const path of paths) {
     const kind = kindFor(path);
     if (kind === null) continue;
     const blob = blobOf(path);
     if (!listed(path, blob)) {
-      drop(path);
+      steps.push({ path, drop: true });
       continue;
     }
     const old = cache.entries.get(path);
-    let entry: CacheEntry | undefined;
     if (old && blob !== undefined && old.blob !== undefined) {
       // git vouches for the content: the same blob is the same file, another blob another one.
-      if (old.blob === blob) entry = old;
+      if (old.blob === blob) {
+        steps.push({ path, entry: old });
+        continue;
+      }
     } else if (old && !old.racy) {
       // Otherwise a stat first: an unchanged file is not opened at all.
       const info = lstatSync(join(root, path), { throwIfNoEntry: false });
       if (!info?.isFile()) {
-        drop(path); // deleted, a symbolic link (never followed) or a submodule
+        steps.push({ path, drop: true }); // deleted, a symbolic link (never followed) or a submodule
         continue;
       }
       if (sameStamp(old, info)) {
         // Unchanged since a read that was not racy: the content read then is the content now, and the
         // blob git vouches for now.
-        entry = blob === undefined || old.blob === blob ? old : { ...old, blob };
-      }
-    }
-    if (!entry) {
-      read++;
-      const got = readOne(join(root, path), config.maxFileBytes);
-      if (!("size" in got)) {
-        drop(path);
-        if (got.skipped === "unreadable") unreadable.add(path);
+        steps.push({ path, entry: blob === undefined || old.blob === blob ? old : { ...old, blob } });
         continue;
       }
-      const stamp = stampOf(got);
-      entry =
-        "bytes" in got
-          ? { ...stamp, citations: matcher.scan(got.bytes, path, kind) }
-          : { ...stamp, citations: [], skipped: got.skipped };
-      // Modified since git looked, or so recently that a later write could keep its mtime: neither the
-      // blob nor size and mtime vouch for what was read, so the next scan reads it again.
-      if (isRacy(got.mtimeMs, readAt) || isRacy(got.ctimeMs, readAt)) entry.racy = true;
-      else if (blob !== undefined) entry.blob = blob;
-      if (++sinceYield >= 256) {
+    }
+    const step: Step = { path, kind, blob, read: toRead.length };
+    steps.push(step);
+    readSteps.push(step);
+    toRead.push(join(root, path));
+  }
+  const got: (CacheEntry | SkipReason | "unreadable" | "not_file")[] = new Array(toRead.length);
+  const readFiles = (reader: FileReader) =>
+    reader.read(
+      toRead,
+      config.maxFileBytes,
+      (index, file) => {
+        const step = readSteps[index] as Step & { kind: CitationKind };
+        const { status, stamp: s, at } = file;
+        if (status === ReadStatus.Unreadable || status === ReadStatus.NotFile) {
+          got[index] = status === ReadStatus.Unreadable ? "unreadable" : "not_file";
+          return;
+        }
+        const stamp = {
+          size: s[at] as number,
+          mtimeMs: s[at + 1] as number,
+          ctimeMs: s[at + 2] as number,
+          ino: s[at + 3] as number,
+        };
+        const entry: CacheEntry =
+          status === ReadStatus.Read
+            ? { ...stamp, citations: file.citations ?? matcher.scan(file.bytes, step.path, step.kind) }
+            : { ...stamp, citations: [], skipped: status === ReadStatus.Binary ? "binary" : "too_large" };
+        // Modified since git looked, or so recently that a later write could keep its mtime: neither the
+        // blob nor size and mtime vouch for what was read, so the next scan reads it again.
+        if (isRacy(stamp.mtimeMs, readAt) || isRacy(stamp.ctimeMs, readAt)) entry.racy = true;
+        else if (step.blob !== undefined) entry.blob = step.blob;
+        got[index] = entry;
+      },
+      async () => {
         // Let the companion answer other requests during a long cold scan, and honour cancellation.
-        sinceYield = 0;
-        await new Promise((r) => setImmediate(r));
+        await new Promise((resolve) => setImmediate(resolve));
         options.signal?.throwIfAborted();
+      },
+      // The thread matches what it reads too (the matching is most of a cold scan's work).
+      {
+        matcher,
+        rel: readSteps.map((step) => step.path),
+        kinds: readSteps.map((step) => step.kind as CitationKind),
+      },
+    );
+  await readFiles(
+    options.reader?.() ??
+      (toRead.length >= readThreadMin(options) ? FileReader.start() : FileReader.inline()),
+  );
+  for (const step of steps) {
+    const { path } = step;
+    let entry = step.entry;
+    if (step.read !== undefined) {
+      const outcome = got[step.read];
+      if (typeof outcome !== "object") {
+        drop(path);
+        if (outcome === "unreadable") unreadable.add(path);
+        continue;
       }
+      entry = outcome;
+    }
+    if (!entry) {
+      drop(path);
+      continue;
     }
     if (entry.racy) racy.push(path);
     if (entries.get(path) !== entry) touched.add(path);
     entries.set(path, entry);
   }
+  const read = toRead.length;
   if (!incremental) for (const path of cache.entries.keys()) if (!entries.has(path)) touched.add(path);
   const summary: ScanSummary = {
     files: entries.size + unreadable.size,

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Citation } from "../../../src/local/trace/citations.js";
 import { parseTraceConfig } from "../../../src/local/trace/config.js";
+import { FileReader } from "../../../src/local/trace/file-reader.js";
 import { newScanState, type ScanResult, scanProject } from "../../../src/local/trace/scan.js";
 import { ageWorkingCopy, type Fixture, makeFixture, pastGranularity } from "./fixture.js";
 
@@ -84,6 +85,42 @@ describe("trace scan over a real git repository", () => {
     expect(
       all(r).some((c) => c.id === "XREQ-012" || (c.snippet.includes("v1.2.3") && c.id !== "REQ-012")),
     ).toBe(false);
+  });
+
+  it("reads the files in a second thread with exactly the result of reading them inline", async () => {
+    // Enough files for several batches (256 files or 1 MiB each), a file larger than a batch, one over the
+    // cap, binary ones, and files tracked and untracked.
+    await fx.write(".reqlix/trace.yaml", "max_file_bytes: 3000000\n");
+    for (let i = 0; i < 700; i++) {
+      const body = `// line\n${"const x = 1; // filler\n".repeat(i % 50)}// REQ-${100 + (i % 40)}@${1 + (i % 3)} and G.GI.${i % 5}\n`;
+      await fx.write(
+        `gen/f${i}.ts`,
+        i % 97 === 0 ? Buffer.concat([Buffer.from(body), Buffer.from([0])]) : body,
+      );
+    }
+    await fx.write("gen/large.ts", `${"// filler line\n".repeat(100_000)}// REQ-777 at the end\n`);
+    await fx.write("gen/over.ts", `// REQ-778\n${"x".repeat(3_100_000)}\n`);
+    fx.commit("generated");
+    await fx.write("gen/untracked.ts", "// REQ-779 untracked\n");
+    await pastGranularity();
+    const inlineState = newScanState();
+    const threadState = newScanState();
+    const inline = await scanProject(fx.root, {
+      env: fx.env,
+      state: inlineState,
+      readThreadMin: Number.POSITIVE_INFINITY,
+    });
+    const reader = FileReader.start({ share: false });
+    const thread = await scanProject(fx.root, { env: fx.env, state: threadState, reader: () => reader });
+    expect(reader.threadChunks).toBe(Math.ceil(thread.read / 64));
+    expect(thread.read).toBe(inline.read);
+    expect(thread.read).toBeGreaterThan(700);
+    expect(thread.skipped).toEqual(inline.skipped);
+    expect(thread.skipped).toMatchObject({ binary: 9, too_large: 1 });
+    expect([...thread.byFile]).toEqual([...inline.byFile]);
+    expect(thread.byFile.get("gen/large.ts")?.[0]).toMatchObject({ id: "REQ-777", line: 100_001 });
+    expect(thread.byFile.get("gen/untracked.ts")?.[0]).toMatchObject({ id: "REQ-779" });
+    expect([...(threadState.cache?.entries ?? [])]).toEqual([...(inlineState.cache?.entries ?? [])]);
   });
 
   it("reads the commits whose messages cite ids, bounded by history_commits", async () => {

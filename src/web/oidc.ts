@@ -1,0 +1,186 @@
+/**
+ * Sign-in through an upstream OpenID Connect provider (issue 12 item 4) with oauth4webapi (panva; Web
+ * APIs only, so the same code runs on Node and Workers): authorization code with PKCE (S256), `state`
+ * and `nonce`, the ID token validated by the library. The state, nonce, code verifier and return path
+ * live in a short-lived HttpOnly cookie of this browser.
+ *
+ * The upstream identity signs in only a user who already exists, matched by an email the provider says
+ * is verified (`email_verified: true`); it never creates a user or a right. The session then acts like a
+ * password session (user-session.ts).
+ */
+import { type Context, Hono, type MiddlewareHandler } from "hono";
+import { html } from "hono/html";
+import * as oauth from "oauth4webapi";
+import { isDomainError } from "../core/errors.js";
+import type { OidcConfig } from "../core/oidc-config.js";
+import { acceptInvitationUpstreamOp } from "../db/account-ops.js";
+import { findUserByEmail } from "../db/credentials.repo.js";
+import type { WebDeps, WebEnv } from "./context.js";
+import { getCookie, setCookie } from "./cookies.js";
+import { type Html, layout, notice } from "./layout.js";
+import { cookieOptions } from "./session.js";
+import { safeNext } from "./sign-in.js";
+import { openUserSession } from "./user-session.js";
+
+export const OIDC_COOKIE = "rqx_oidc";
+export const OIDC_START = "/signin/oidc";
+export const OIDC_CALLBACK = "/signin/oidc/callback";
+
+/** The button on the sign-in page. */
+export function oidcButton(config: OidcConfig, next: string): Html {
+  return html`<p class="oidc-signin"><a class="button" href="${OIDC_START}?next=${encodeURIComponent(next)}">Sign in with ${config.label}</a></p>`;
+}
+
+interface Pending {
+  state: string;
+  nonce: string;
+  verifier: string;
+  next: string;
+  /** The invitation code when the sign-in accepts an invitation (invitations.ts "Join with …"). */
+  invite?: string;
+}
+
+function encode(value: Pending): string {
+  return btoa(JSON.stringify(value)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
+function decode(text: string | undefined): Pending | undefined {
+  if (!text) return undefined;
+  try {
+    const value = JSON.parse(atob(text.replace(/-/g, "+").replace(/_/g, "/"))) as Pending;
+    return typeof value.state === "string" &&
+      typeof value.nonce === "string" &&
+      typeof value.verifier === "string"
+      ? { ...value, next: safeNext(value.next) }
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export function oidcRoutes(deps: WebDeps & { oidc: OidcConfig }, headers: MiddlewareHandler): Hono<WebEnv> {
+  const route = new Hono<WebEnv>();
+  const config = deps.oidc;
+  const client: oauth.Client = { client_id: config.clientId };
+  const auth = oauth.ClientSecretPost(config.clientSecret);
+  const insecure = config.allowHttp ? { [oauth.allowInsecureRequests]: true } : {};
+  let server: Promise<oauth.AuthorizationServer> | undefined;
+  // Discovery once per process or isolate; a failure is not kept, so the next sign-in tries again.
+  const discover = () => {
+    server ??= (async () => {
+      const issuer = new URL(config.issuer);
+      const response = await oauth.discoveryRequest(issuer, { algorithm: "oidc", ...insecure });
+      return oauth.processDiscoveryResponse(issuer, response);
+    })().catch((error) => {
+      server = undefined;
+      throw error;
+    });
+    return server;
+  };
+  const redirectUri = (c: Context) => `${new URL(c.req.url).origin}${OIDC_CALLBACK}`;
+
+  const refused = async (c: Context<WebEnv>, message: string, status: number) => {
+    const body = html`<section class="signin"><h1>Sign-in refused</h1>${notice("error", message)}<p><a href="/signin">Back to sign-in</a></p></section>`;
+    return c.html(await layout({ title: "Sign-in refused", body }), status as 200);
+  };
+
+  route.get(OIDC_START, headers, async (c) => {
+    const as = await discover();
+    const pending: Pending = {
+      state: oauth.generateRandomState(),
+      nonce: oauth.generateRandomNonce(),
+      verifier: oauth.generateRandomCodeVerifier(),
+      next: safeNext(c.req.query("next")),
+      ...(c.req.query("invite") ? { invite: c.req.query("invite") as string } : {}),
+    };
+    const target = new URL(as.authorization_endpoint as string);
+    target.searchParams.set("client_id", config.clientId);
+    target.searchParams.set("redirect_uri", redirectUri(c));
+    target.searchParams.set("response_type", "code");
+    target.searchParams.set("scope", "openid email");
+    target.searchParams.set("code_challenge", await oauth.calculatePKCECodeChallenge(pending.verifier));
+    target.searchParams.set("code_challenge_method", "S256");
+    target.searchParams.set("state", pending.state);
+    target.searchParams.set("nonce", pending.nonce);
+    setCookie(c, OIDC_COOKIE, encode(pending), cookieOptions(c, 10 * 60));
+    return c.redirect(target.href, 303);
+  });
+
+  route.get(OIDC_CALLBACK, headers, async (c) => {
+    const pending = decode(getCookie(c, OIDC_COOKIE));
+    setCookie(c, OIDC_COOKIE, "", cookieOptions(c, 0));
+    if (!pending) return refused(c, "This sign-in was not started here or took too long: start again.", 400);
+    const as = await discover();
+    let claims: Record<string, unknown> | undefined;
+    try {
+      const params = oauth.validateAuthResponse(as, client, new URL(c.req.url), pending.state);
+      const response = await oauth.authorizationCodeGrantRequest(
+        as,
+        client,
+        auth,
+        params,
+        redirectUri(c),
+        pending.verifier,
+        insecure,
+      );
+      const result = await oauth.processAuthorizationCodeResponse(as, client, response, {
+        expectedNonce: pending.nonce,
+        requireIdToken: true,
+      });
+      const idToken = oauth.getValidatedIdTokenClaims(result);
+      if (!idToken) throw new Error("no ID token");
+      claims = { ...idToken };
+      // Many providers put the email only in the UserInfo answer: asked for the ID token's subject.
+      if (typeof idToken.email !== "string") {
+        const info = await oauth.userInfoRequest(as, client, result.access_token, insecure);
+        claims = await oauth.processUserInfoResponse(as, client, idToken.sub, info);
+      }
+    } catch (error) {
+      deps.logger.log("info", "upstream sign-in refused", {
+        requestId: c.get("requestId"),
+        error: error instanceof Error ? error.message : String(error),
+      });
+      return refused(c, `${config.label} did not confirm the sign-in: start again.`, 400);
+    }
+    const email = typeof claims?.email === "string" ? claims.email : undefined;
+    if (!email || claims?.email_verified !== true) {
+      return refused(
+        c,
+        `${config.label} did not give a verified email address, so no reqlix account can be matched.`,
+        403,
+      );
+    }
+    if (pending.invite) {
+      try {
+        const joined = await acceptInvitationUpstreamOp(deps.database, {
+          secret: pending.invite,
+          verifiedEmail: email,
+          now: (deps.clock ?? (() => new Date()))(),
+        });
+        const opened = await openUserSession(c, deps, {
+          userId: joined.userId,
+          method: "oidc",
+          next: "/",
+          workspace: joined.workspaceId,
+        });
+        return c.redirect(opened?.location ?? "/", 303);
+      } catch (error) {
+        if (!isDomainError(error)) throw error;
+        return refused(c, error.message, error.code === "forbidden" ? 403 : 409);
+      }
+    }
+    const user = await deps.database.read((ex) => findUserByEmail(ex, email));
+    const opened = user
+      ? await openUserSession(c, deps, { userId: user.id, method: "oidc", next: pending.next })
+      : undefined;
+    if (!opened) {
+      return refused(
+        c,
+        `No reqlix member has the email ${email}: ask a workspace admin for an invitation, accept it, then sign in with ${config.label}.`,
+        403,
+      );
+    }
+    return c.redirect(opened.location, 303);
+  });
+  return route;
+}

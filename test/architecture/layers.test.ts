@@ -40,7 +40,7 @@ const RULES: Record<string, { layers: string[]; forbiddenPackages?: RegExp; only
   // Pure domain: no I/O, no framework; parsers and schema only.
   core: {
     layers: ["core"],
-    onlyPackages: /^(zod|yaml|diff|saxes|jsonc-parser|csv-parse\/browser\/esm\/sync)(\/|$)/,
+    onlyPackages: /^(zod|yaml|diff|saxes|@noble\/hashes)(\/|$)/,
   },
   db: { layers: ["core", "db"], forbiddenPackages: /^(hono|@modelcontextprotocol)/ },
   hosted: { layers: ["core", "db", "hosted"], forbiddenPackages: /^(hono|@modelcontextprotocol)/ },

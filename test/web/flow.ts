@@ -73,6 +73,9 @@ export async function runFlow(
 
   // Browse: the tree of the epic, then filter by priority and type.
   await page.click("nav >> text=Requirements");
+  // The deferred script attaches the submit-on-change handler: choose only once the page has loaded
+  // (a loaded machine chose before it ran, and nothing submitted).
+  await page.waitForURL(/\/tree/, { waitUntil: "load" });
   await page.selectOption("#f-epic", seed.epic);
   await page.waitForURL(/epic=/); // the script submits the filter form on change
   expect(await page.locator(".tree").textContent()).toContain(r3);

@@ -26,9 +26,9 @@ const metafile = join(outdir, "meta.json");
 // After merging all three: 224.0. The OAuth 2.1 authorization server (issue 12 item 3) +8.5 KiB: 232.5.
 // Who signs in (issue 12 item 4) adds 18.7 KiB (measured on its branch): argon2id from @noble/hashes with
 // BLAKE2b ~5 KiB, oauth4webapi (upstream OpenID Connect) ~7, the sign-in, invitation, workspace and password
-// pages and repositories ~6: 253.3 measured after merging it (2026-11-25).
+// pages and repositories ~6: 253.3 measured after merging it; toolsets +2.1: 255.4 (2026-11-25).
 // `npm run build:worker -- --top 15` lists the largest inputs. Budget: measured, rounded up, + 2.
-const DEFAULT_BUDGET_KIB = 256;
+const DEFAULT_BUDGET_KIB = 258;
 const budgetSetting = process.env.REQLIX_WORKER_BUDGET_KIB;
 const budgetKib =
   budgetSetting === undefined || budgetSetting.trim() === "" ? DEFAULT_BUDGET_KIB : Number(budgetSetting);

@@ -4,6 +4,7 @@
  * on the row id). For admins (list_audit_events, the web app's audit log).
  */
 import { and, desc, eq, gte, lt, lte, type SQL } from "drizzle-orm";
+import type { AuditRow } from "../core/audit-event.js";
 import type { Executor } from "./database.js";
 import { auditEvents, users } from "./schema.js";
 
@@ -14,22 +15,6 @@ export interface AuditFilter {
   /** ISO times, inclusive. */
   since?: string;
   until?: string;
-}
-
-export interface AuditRow {
-  id: number;
-  created_at: string;
-  username: string | null;
-  token_id: number | null;
-  channel: string;
-  method: string;
-  target: string | null;
-  /** The reference id the call named (not necessarily an entity of this workspace: an id that was not found). */
-  entity: string | null;
-  outcome: string;
-  error_code: string | null;
-  request_id: string | null;
-  duration_ms: number | null;
 }
 
 export async function searchAuditEvents(

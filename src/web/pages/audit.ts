@@ -3,24 +3,10 @@
  * user, tool, entity and time, paged newest first. Times in the form are UTC.
  */
 import { html } from "hono/html";
+import type { AuditRow } from "../../core/audit-event.js";
 import { nextPageLink } from "../forms.js";
 import type { PageModule } from "../routes.js";
 import { badge, empty, hrefOf, when } from "../view.js";
-
-interface AuditEvent {
-  id: number;
-  created_at: string;
-  username: string | null;
-  token_id: number | null;
-  channel: string;
-  method: string;
-  target: string | null;
-  entity: string | null;
-  outcome: string;
-  error_code: string | null;
-  request_id: string | null;
-  duration_ms: number | null;
-}
 
 const FILTERS = ["user", "tool", "entity", "since", "until"] as const;
 
@@ -52,7 +38,7 @@ export const auditPage: PageModule = (pages) => {
       limit: 50,
       ...(cursor ? { cursor } : {}),
     };
-    const page = await p.read<{ items: AuditEvent[]; next_cursor?: string }>("list_audit_events", args);
+    const page = await p.read<{ items: AuditRow[]; next_cursor?: string }>("list_audit_events", args);
     const field = (name: (typeof FILTERS)[number], label: string, type = "text") =>
       html`<label>${label}<input type="${type}" name="${name}" value="${values[name]}"${
         type === "datetime-local" ? html` step="1"` : ""

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { AuthInfo } from "../../src/core/auth-info.js";
 import { snippetOf, snippetPhrases } from "../../src/db/search-snippet.js";
 import { createHarness, type Harness, ok } from "./harness.js";
+import { seedRequirements } from "./search-seed.js";
 
 type Results = {
   items: { reference_id: string; score: number; snippet: string }[];
@@ -20,24 +21,11 @@ let h: Harness;
 let small: AuthInfo;
 let client: Client;
 
-async function seed(auth: AuthInfo, rows: number, title: (n: number) => string, text: (n: number) => string) {
-  await h.database.write(async (tx) => {
-    const ws = auth.workspaceId;
-    await tx.run(sql`INSERT INTO epics (workspace_id, reference_id, title) VALUES (${ws}, 'EP-001', 'Epic')`);
-    await tx.run(sql`INSERT INTO user_stories (workspace_id, reference_id, epic_id, title)
-      VALUES (${ws}, 'US-001', (SELECT id FROM epics WHERE workspace_id = ${ws}), 'Story')`);
-    for (let n = 1; n <= rows; n++) {
-      await tx.run(sql`INSERT INTO requirements (workspace_id, reference_id, user_story_id, title, description, type_id)
-        VALUES (${ws}, ${`REQ-${String(n).padStart(3, "0")}`}, (SELECT id FROM user_stories WHERE workspace_id = ${ws}),
-          ${title(n)}, ${text(n)}, (SELECT min(id) FROM requirement_types WHERE workspace_id = ${ws}))`);
-    }
-  });
-}
-
 beforeAll(async () => {
   h = await createHarness();
   // The large workspace makes "alpha" common in the index as a whole.
-  await seed(
+  await seedRequirements(
+    h.database,
     await h.member("bea", "viewer", "large"),
     3000,
     (n) => `Alpha rule ${n}`,
@@ -48,7 +36,8 @@ beforeAll(async () => {
   // Frequencies and lengths vary, so the order has something to show: "alpha" 0–3 times in the text,
   // in every 7th title, texts of different lengths (every 5th over 128 words: a two-byte length in FTS5's
   // docsize record); "beta" in every 3rd row.
-  await seed(
+  await seedRequirements(
+    h.database,
     small,
     240,
     (n) => (n % 7 === 0 ? `Alpha title ${n}` : `Rule ${n}`),

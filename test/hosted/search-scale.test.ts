@@ -10,6 +10,7 @@ import type { AuthInfo } from "../../src/core/auth-info.js";
 import { CAPPED_NOTE } from "../../src/db/search.repo.js";
 import { RANKED_CANDIDATES } from "../../src/db/search-ranking.js";
 import { createHarness, type Harness, ok } from "./harness.js";
+import { seedRequirements } from "./search-seed.js";
 
 type Results = {
   items: { reference_id: string; score: number; exact_match: boolean }[];
@@ -23,33 +24,14 @@ let big: AuthInfo;
 let client: Client;
 let tiny: Client;
 
-/** Inserts `rows` requirements into one new story of `auth`'s workspace; `title`/`text` give their words. */
-async function seed(
-  auth: AuthInfo,
-  rows: number,
-  title: (n: number) => string,
-  text: (n: number) => string,
-): Promise<void> {
-  await h.database.write(async (tx) => {
-    const ws = auth.workspaceId;
-    await tx.run(sql`INSERT INTO epics (workspace_id, reference_id, title) VALUES (${ws}, 'EP-001', 'Epic')`);
-    await tx.run(sql`INSERT INTO user_stories (workspace_id, reference_id, epic_id, title)
-      VALUES (${ws}, 'US-001', (SELECT id FROM epics WHERE workspace_id = ${ws}), 'Story')`);
-    for (let n = 1; n <= rows; n++) {
-      await tx.run(sql`INSERT INTO requirements (workspace_id, reference_id, user_story_id, title, description, type_id)
-        VALUES (${ws}, ${`REQ-${String(n).padStart(3, "0")}`}, (SELECT id FROM user_stories WHERE workspace_id = ${ws}),
-          ${title(n)}, ${text(n)}, (SELECT min(id) FROM requirement_types WHERE workspace_id = ${ws}))`);
-    }
-  });
-}
-
 beforeAll(async () => {
   h = await createHarness();
   big = await h.member("sam", "viewer");
   client = await h.connect(big);
   // Every requirement mentions "widget"; every tenth has it in its title; every 250th is about "sprocket",
   // some of those twice, so bm25 has something to order.
-  await seed(
+  await seedRequirements(
+    h.database,
     big,
     ROWS,
     (n) => (n % 10 === 0 ? `Widget rule ${n}` : `Rule ${n}`),
@@ -58,7 +40,8 @@ beforeAll(async () => {
   );
   const small = await h.member("tia", "viewer", "tiny");
   tiny = await h.connect(small);
-  await seed(
+  await seedRequirements(
+    h.database,
     small,
     3,
     (n) => `Tiny widget ${n}`,

@@ -1,0 +1,27 @@
+/**
+ * Bulk rows for the search tests: `rows` requirements in one new epic and story of `auth`'s workspace,
+ * written with plain INSERTs (the tools would take minutes at these sizes); `title`/`text` give their words.
+ */
+import { sql } from "drizzle-orm";
+import type { AuthInfo } from "../../src/core/auth-info.js";
+import type { Database } from "../../src/db/database.js";
+
+export async function seedRequirements(
+  database: Database,
+  auth: AuthInfo,
+  rows: number,
+  title: (n: number) => string,
+  text: (n: number) => string,
+): Promise<void> {
+  await database.write(async (tx) => {
+    const ws = auth.workspaceId;
+    await tx.run(sql`INSERT INTO epics (workspace_id, reference_id, title) VALUES (${ws}, 'EP-001', 'Epic')`);
+    await tx.run(sql`INSERT INTO user_stories (workspace_id, reference_id, epic_id, title)
+      VALUES (${ws}, 'US-001', (SELECT id FROM epics WHERE workspace_id = ${ws}), 'Story')`);
+    for (let n = 1; n <= rows; n++) {
+      await tx.run(sql`INSERT INTO requirements (workspace_id, reference_id, user_story_id, title, description, type_id)
+        VALUES (${ws}, ${`REQ-${String(n).padStart(3, "0")}`}, (SELECT id FROM user_stories WHERE workspace_id = ${ws}),
+          ${title(n)}, ${text(n)}, (SELECT min(id) FROM requirement_types WHERE workspace_id = ${ws}))`);
+    }
+  });
+}

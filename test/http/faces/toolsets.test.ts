@@ -349,6 +349,45 @@ describe("the default tools/list", () => {
   });
 });
 
+/** The tools side of an MCP client: SDK v1's and v2's clients both have it. */
+interface ToolClient {
+  listTools(): Promise<{ tools: { name: string }[] }>;
+  callTool(params: { name: string; arguments: Record<string, unknown> }): Promise<unknown>;
+}
+
+/**
+ * One SDK client's view of toolset choices on /mcp: read-only by path and by header, one toolset by header
+ * (a tool of another is refused, naming its toolset), and the default. `docset` names the docset it registers.
+ */
+async function seesWhatItChose(
+  connect: (path: string, headers?: Record<string, string>) => Promise<ToolClient>,
+  docset: string,
+): Promise<void> {
+  const namesOf = async (client: ToolClient) => (await client.listTools()).tools.map((tool) => tool.name);
+  type Called = { isError?: unknown; content?: unknown };
+  const call = async (client: ToolClient, name: string, args: Record<string, unknown>) =>
+    (await client.callTool({ name, arguments: args })) as Called;
+  const readOnly = await connect("/mcp/readonly?toolsets=requirements,docsets");
+  expect(await namesOf(readOnly)).toEqual(expectedNames(["requirements", "docsets"], true, "editor"));
+  const refused = await call(readOnly, "register_docset", { name: "x", version: "1" });
+  expect(refused.isError).toBe(true);
+  expect(JSON.stringify(refused.content)).toContain("read-only");
+
+  const headerReadOnly = await connect("/mcp", { "X-MCP-Toolsets": "docsets", "X-MCP-Readonly": "true" });
+  expect(await namesOf(headerReadOnly)).toEqual(expectedNames(["docsets"], true, "editor"));
+
+  const docsets = await connect("/mcp", { "X-MCP-Toolsets": "docsets" });
+  expect(await namesOf(docsets)).toEqual(expectedNames(["docsets"], false, "editor"));
+  const registered = await call(docsets, "register_docset", { name: docset, version: "1" });
+  expect(registered.isError, JSON.stringify(registered.content)).toBeFalsy();
+  const outside = await call(docsets, "search_requirements", { query: "x" });
+  expect(outside.isError).toBe(true);
+  expect(JSON.stringify(outside.content)).toContain('toolset \\"requirements\\"');
+
+  const plain = await connect("/mcp");
+  expect(await namesOf(plain)).toEqual(expectedNames(defaults, false, "editor"));
+}
+
 describe("an MCP SDK client over HTTP", () => {
   it("connects to /mcp/readonly?toolsets=… and to /mcp with X-MCP-Toolsets, and sees what it chose", async () => {
     const server = await startHosted({ deps: { defaultToolsets: "default" } });
@@ -364,33 +403,7 @@ describe("an MCP SDK client over HTTP", () => {
         clients.push(client);
         return client;
       };
-      const readOnly = await connect("/mcp/readonly?toolsets=requirements,docsets");
-      const names = (await readOnly.listTools()).tools.map((tool) => tool.name);
-      expect(names).toEqual(expectedNames(["requirements", "docsets"], true, "editor"));
-      const refused = await readOnly.callTool({
-        name: "register_docset",
-        arguments: { name: "x", version: "1" },
-      });
-      expect(refused.isError).toBe(true);
-      expect(JSON.stringify(refused.content)).toContain("read-only");
-
-      const docsets = await connect("/mcp", { "X-MCP-Toolsets": "docsets" });
-      expect((await docsets.listTools()).tools.map((tool) => tool.name)).toEqual(
-        expectedNames(["docsets"], false, "editor"),
-      );
-      const registered = await docsets.callTool({
-        name: "register_docset",
-        arguments: { name: "sdk", version: "1" },
-      });
-      expect(registered.isError, JSON.stringify(registered.content)).toBeFalsy();
-      const outside = await docsets.callTool({ name: "search_requirements", arguments: { query: "x" } });
-      expect(outside.isError).toBe(true);
-      expect(JSON.stringify(outside.content)).toContain('toolset \\"requirements\\"');
-
-      const plain = await connect("/mcp");
-      expect((await plain.listTools()).tools.map((tool) => tool.name)).toEqual(
-        expectedNames(defaults, false, "editor"),
-      );
+      await seesWhatItChose(connect, "sdk");
     } finally {
       for (const client of clients) await client.close().catch(() => {});
       await server.close();
@@ -418,39 +431,7 @@ describe("an MCP SDK v2 client over HTTP (MCP 2026-07-28)", () => {
         clients.push(client);
         return client;
       };
-      const readOnly = await connect("/mcp/readonly?toolsets=requirements,docsets");
-      expect((await readOnly.listTools()).tools.map((tool) => tool.name)).toEqual(
-        expectedNames(["requirements", "docsets"], true, "editor"),
-      );
-      const refused = await readOnly.callTool({
-        name: "register_docset",
-        arguments: { name: "x", version: "1" },
-      });
-      expect(refused.isError).toBe(true);
-      expect(JSON.stringify(refused.content)).toContain("read-only");
-
-      const headerReadOnly = await connect("/mcp", { "X-MCP-Toolsets": "docsets", "X-MCP-Readonly": "true" });
-      expect((await headerReadOnly.listTools()).tools.map((tool) => tool.name)).toEqual(
-        expectedNames(["docsets"], true, "editor"),
-      );
-
-      const docsets = await connect("/mcp", { "X-MCP-Toolsets": "docsets" });
-      expect((await docsets.listTools()).tools.map((tool) => tool.name)).toEqual(
-        expectedNames(["docsets"], false, "editor"),
-      );
-      const registered = await docsets.callTool({
-        name: "register_docset",
-        arguments: { name: "sdk2", version: "1" },
-      });
-      expect(registered.isError, JSON.stringify(registered.content)).toBeFalsy();
-      const outside = await docsets.callTool({ name: "search_requirements", arguments: { query: "x" } });
-      expect(outside.isError).toBe(true);
-      expect(JSON.stringify(outside.content)).toContain('toolset \\"requirements\\"');
-
-      const plain = await connect("/mcp");
-      expect((await plain.listTools()).tools.map((tool) => tool.name)).toEqual(
-        expectedNames(defaults, false, "editor"),
-      );
+      await seesWhatItChose(connect, "sdk2");
     } finally {
       for (const client of clients) await client.close().catch(() => {});
       await server.close();

@@ -48,6 +48,12 @@ export interface Env {
   REQLIX_DEFAULT_TOOLSETS?: string;
   /** The public origin, the OAuth issuer, when a proxy hides it (default: the request's origin). */
   REQLIX_PUBLIC_URL?: string;
+  /**
+   * Secret (`wrangler secret put REQLIX_STATE_SECRET`, ≥ 32 characters): signs the requestState of MCP
+   * 2026-07-28 multi-round-trip requests, which any isolate must verify. Unset: derived from
+   * LIBSQL_AUTH_TOKEN (a secret every isolate shares); with neither (local dev), a key per isolate.
+   */
+  REQLIX_STATE_SECRET?: string;
   /** Upstream OpenID Connect sign-in (core/oidc-config.ts); the client secret as a `wrangler secret`. */
   REQLIX_OIDC_ISSUER?: string;
   REQLIX_OIDC_CLIENT_ID?: string;
@@ -99,6 +105,21 @@ export const noSchemaValidation: jsonSchemaValidator = {
   },
 };
 
+/**
+ * The request-state secret: REQLIX_STATE_SECRET, else the database token under a label of its own (the
+ * key is HKDF-derived from it with a purpose label, so the token itself never signs anything).
+ */
+function requestStateSecretOf(env: Env): { requestStateSecret?: string } {
+  const own = env.REQLIX_STATE_SECRET?.trim();
+  if (own) {
+    if (own.length < 32)
+      throw new Error("REQLIX_STATE_SECRET must be at least 32 characters (openssl rand -hex 32).");
+    return { requestStateSecret: own };
+  }
+  const token = env.LIBSQL_AUTH_TOKEN?.trim();
+  return token ? { requestStateSecret: `reqlix request state from LIBSQL_AUTH_TOKEN\u0000${token}` } : {};
+}
+
 /** Checks the bindings and builds what `createApp` needs; throws a message that says which binding to fix. */
 export function workerDeps(env: Env): CreateAppDeps {
   const url = env.LIBSQL_URL?.trim();
@@ -141,6 +162,7 @@ export function workerDeps(env: Env): CreateAppDeps {
     allowedOrigins: list(env.REQLIX_ALLOWED_ORIGINS),
     ...(env.REQLIX_DEFAULT_TOOLSETS ? { defaultToolsets: env.REQLIX_DEFAULT_TOOLSETS } : {}),
     ...(env.REQLIX_PUBLIC_URL?.trim() ? { publicUrl: env.REQLIX_PUBLIC_URL.trim() } : {}),
+    ...requestStateSecretOf(env),
     rateLimiter,
     adminRateLimiter,
     // The SDK's default validator (ajv) compiles with `new Function`, which workerd forbids (DESIGN).

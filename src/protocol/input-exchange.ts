@@ -15,7 +15,7 @@
 import { DomainError } from "../core/errors.js";
 import type { InputAnswer, InputKind, InputRequest } from "../core/registry.js";
 import { answerProblems } from "./input-answers.js";
-import { openState, requestBinding, sealState, type StateBinding } from "./request-state.js";
+import { openState, requestBinding, type StateBinding, sealState } from "./request-state.js";
 
 /** What a face that can carry input requests gives the core for one request (MethodEnv.input). */
 export interface InputExchange {

@@ -265,7 +265,9 @@ describe("a header-mirrored argument (x-mcp-header)", () => {
       const { tools } = await client.listTools();
       const tool = tools.find((t) => t.name === "test_header_mirrored_argument");
       expect(
-        (tool?.inputSchema.properties as Record<string, Record<string, unknown>>).region?.["x-mcp-header"],
+        (tool?.inputSchema.properties as Record<string, Record<string, unknown>> | undefined)?.region?.[
+          "x-mcp-header"
+        ],
       ).toBe("Region");
       const result = (await client.callTool({
         name: "test_header_mirrored_argument",

@@ -94,10 +94,11 @@ function requestScopedAuditSink(database: Database, logger: Logger): AuditSink {
 }
 
 /**
- * The SDK server validates JSON schemas only for the answers to elicitation (`Server.elicitInput`), which
- * reqlix never sends: tool arguments are checked by our zod schemas (protocol/compile.ts). So the Worker
- * carries no JSON-schema validator (the cfworker one was ~6 KiB gzip of its budget); should a future tool
- * elicit, this says what to add instead of validating nothing.
+ * The SDK server validates JSON schemas only for the answers to its push-style elicitation
+ * (`Server.elicitInput`), which reqlix never calls: tool arguments are checked by our zod schemas
+ * (protocol/compile.ts), and the answers to a handler's questions (`input_required`) by the protocol core
+ * (protocol/input-answers.ts). So the Worker carries no JSON-schema validator (the cfworker one was ~6 KiB
+ * gzip of its budget); should the SDK ever be asked to validate, this says so instead of validating nothing.
  */
 export const noSchemaValidation: jsonSchemaValidator = {
   getValidator() {

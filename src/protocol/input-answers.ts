@@ -100,7 +100,7 @@ function valueProblem(schema: Schema, value: unknown): string | undefined {
       if (typeof schema.maxLength === "number" && value.length > schema.maxLength)
         return `must have at most ${schema.maxLength} characters`;
       const format = typeof schema.format === "string" ? FORMATS[schema.format] : undefined;
-      if (format && !format.test(value)) return `expected a ${schema.format}`;
+      if (format && !format.test(value)) return `not a valid ${schema.format}`;
       return undefined;
     }
     case "integer":

@@ -34,8 +34,8 @@ export interface BaseContext {
    * the client gave it. A tool or prompt handler may call it any number of times. How the answer comes
    * (protocol/input-exchange.ts): on MCP 2026-07-28 the call ends here with an `input_required` result and
    * the client retries the same request with the answers; the handler then runs again from its start and
-   * this call resolves. So a handler that asks must not write before its last `input` call, and must ask
-   * the same things again given the same arguments and answers. Where the connection cannot carry the
+   * this call resolves. So a handler that asks must not write before its last `input` call, must ask the
+   * same things again given the same arguments and answers, and must not catch what `input` throws. Where the connection cannot carry the
    * question (MCP ≤ 2025-11-25, `/api/v1/mcp`, the web app) it rejects with an `invalid_input` DomainError
    * saying so. Optional only so contexts built by hand in tests need not provide it.
    */

@@ -139,6 +139,7 @@ async function main(): Promise<void> {
     trustedProxies: config.REQLIX_TRUSTED_PROXIES,
     ...(config.REQLIX_DEFAULT_TOOLSETS ? { defaultToolsets: config.REQLIX_DEFAULT_TOOLSETS } : {}),
     ...(config.REQLIX_PUBLIC_URL ? { publicUrl: config.REQLIX_PUBLIC_URL } : {}),
+    ...(config.REQLIX_STATE_SECRET ? { requestStateSecret: config.REQLIX_STATE_SECRET } : {}),
     assets: nodeAssets(),
     ...(oidc ? { oidc } : {}),
     // One process serves this database's admin API: revocations and role changes made through it empty the

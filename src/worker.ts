@@ -48,6 +48,12 @@ export interface Env {
   REQLIX_DEFAULT_TOOLSETS?: string;
   /** The public origin, the OAuth issuer, when a proxy hides it (default: the request's origin). */
   REQLIX_PUBLIC_URL?: string;
+  /**
+   * Secret (`wrangler secret put REQLIX_STATE_SECRET`, ≥ 32 characters): signs the requestState of MCP
+   * 2026-07-28 multi-round-trip requests, which any isolate must verify. Unset: derived from
+   * LIBSQL_AUTH_TOKEN (a secret every isolate shares); with neither (local dev), a key per isolate.
+   */
+  REQLIX_STATE_SECRET?: string;
   /** Upstream OpenID Connect sign-in (core/oidc-config.ts); the client secret as a `wrangler secret`. */
   REQLIX_OIDC_ISSUER?: string;
   REQLIX_OIDC_CLIENT_ID?: string;
@@ -88,16 +94,32 @@ function requestScopedAuditSink(database: Database, logger: Logger): AuditSink {
 }
 
 /**
- * The SDK server validates JSON schemas only for the answers to elicitation (`Server.elicitInput`), which
- * reqlix never sends: tool arguments are checked by our zod schemas (protocol/compile.ts). So the Worker
- * carries no JSON-schema validator (the cfworker one was ~6 KiB gzip of its budget); should a future tool
- * elicit, this says what to add instead of validating nothing.
+ * The SDK server validates JSON schemas only for the answers to its push-style elicitation
+ * (`Server.elicitInput`), which reqlix never calls: tool arguments are checked by our zod schemas
+ * (protocol/compile.ts), and the answers to a handler's questions (`input_required`) by the protocol core
+ * (protocol/input-answers.ts). So the Worker carries no JSON-schema validator (the cfworker one was ~6 KiB
+ * gzip of its budget); should the SDK ever be asked to validate, this says so instead of validating nothing.
  */
 export const noSchemaValidation: jsonSchemaValidator = {
   getValidator() {
     throw new Error("No JSON-schema validator in the Worker (src/worker.ts noSchemaValidation)");
   },
 };
+
+/**
+ * The request-state secret: REQLIX_STATE_SECRET, else the database token under a label of its own (the
+ * key is HKDF-derived from it with a purpose label, so the token itself never signs anything).
+ */
+function requestStateSecretOf(env: Env): { requestStateSecret?: string } {
+  const own = env.REQLIX_STATE_SECRET?.trim();
+  if (own) {
+    if (own.length < 32)
+      throw new Error("REQLIX_STATE_SECRET must be at least 32 characters (openssl rand -hex 32).");
+    return { requestStateSecret: own };
+  }
+  const token = env.LIBSQL_AUTH_TOKEN?.trim();
+  return token ? { requestStateSecret: `reqlix request state from LIBSQL_AUTH_TOKEN\u0000${token}` } : {};
+}
 
 /** Checks the bindings and builds what `createApp` needs; throws a message that says which binding to fix. */
 export function workerDeps(env: Env): CreateAppDeps {
@@ -141,6 +163,7 @@ export function workerDeps(env: Env): CreateAppDeps {
     allowedOrigins: list(env.REQLIX_ALLOWED_ORIGINS),
     ...(env.REQLIX_DEFAULT_TOOLSETS ? { defaultToolsets: env.REQLIX_DEFAULT_TOOLSETS } : {}),
     ...(env.REQLIX_PUBLIC_URL?.trim() ? { publicUrl: env.REQLIX_PUBLIC_URL.trim() } : {}),
+    ...requestStateSecretOf(env),
     rateLimiter,
     adminRateLimiter,
     // The SDK's default validator (ajv) compiles with `new Function`, which workerd forbids (DESIGN).

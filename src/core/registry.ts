@@ -29,7 +29,46 @@ export interface BaseContext {
    * only so contexts built by hand in tests need not. A tool that calls it sets `ToolDef.logs`.
    */
   logToClient?(level: LogLevel, data: unknown, logger?: string): Promise<void>;
+  /**
+   * Asks the client for input (elicitation, sampling, its roots) and resolves with one answer per key, as
+   * the client gave it. A tool or prompt handler may call it any number of times. How the answer comes
+   * (protocol/input-exchange.ts): on MCP 2026-07-28 the call ends here with an `input_required` result and
+   * the client retries the same request with the answers; the handler then runs again from its start and
+   * this call resolves. So a handler that asks must not write before its last `input` call, must ask the
+   * same things again given the same arguments and answers, and must not catch what `input` throws. Where the connection cannot carry the
+   * question (MCP ≤ 2025-11-25, `/api/v1/mcp`, the web app) it rejects with an `invalid_input` DomainError
+   * saying so. Optional only so contexts built by hand in tests need not provide it.
+   */
+  input?(requests: Record<string, InputRequest>): Promise<Record<string, InputAnswer>>;
+  /** Whether the client declared what `kind` needs (`input` with it would succeed); false where none can. */
+  canAsk?(kind: InputKind): boolean;
 }
+
+/** What a handler may ask the client (MCP's server-to-client requests, as `input_required` carries them). */
+export type InputRequest =
+  | {
+      method: "elicitation/create";
+      /**
+       * A form: `requestedSchema` is a flat object of string, number, integer, boolean or enum-array
+       * properties (MCP's restricted schema). An accepted answer is checked against it before the handler
+       * sees it (protocol/input-answers.ts).
+       */
+      params: { message: string; requestedSchema: Record<string, unknown> };
+    }
+  | {
+      method: "sampling/createMessage";
+      params: { messages: unknown[]; maxTokens: number } & Record<string, unknown>;
+    }
+  | { method: "roots/list"; params?: Record<string, never> };
+
+/** The client capability each kind of request needs. */
+export type InputKind = "elicitation" | "sampling" | "roots";
+
+/**
+ * An answer, as the client sent it: an elicitation's `{ action, content? }` (content checked against the
+ * requested schema when accepted), a sampling result (`{ role, content, model, … }`), or `{ roots: [...] }`.
+ */
+export type InputAnswer = Record<string, unknown>;
 
 /**
  * Content a tool result or prompt message may carry besides text: binary data is base64, as on the wire.
@@ -91,6 +130,13 @@ export interface ToolDef<
    * accepts SSE, so the messages reach it before the result (a JSON answer has no room for them).
    */
   logs?: boolean;
+  /**
+   * Arguments mirrored into HTTP headers (MCP 2026-07-28, SEP-2243): argument name → header name, so a
+   * gateway can route on it without reading the body. The argument must be a top-level string, integer or
+   * boolean; the client sends `Mcp-Param-<header>` and `/mcp` refuses a request whose header disagrees
+   * with the body (HTTP 400, -32020). Listed as `x-mcp-header` on the property (protocol/compile.ts).
+   */
+  headers?: Record<string, string>;
 }
 
 /** One resource's contents: text, or binary data as base64 in `blob`. */

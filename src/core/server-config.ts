@@ -86,6 +86,12 @@ const schema = z.object({
     .trim()
     .regex(/^https?:\/\/[^/?#\s]+\/?$/, "must be an origin like https://reqlix.example.com (no path)")
     .optional(),
+  // Signs the requestState of MCP 2026-07-28 multi-round-trip requests (protocol/request-state.ts); unset:
+  // a random key per process, so a question asked before a restart must be asked again.
+  REQLIX_STATE_SECRET: z
+    .string()
+    .min(32, "must be at least 32 characters (e.g. openssl rand -hex 32)")
+    .optional(),
   REQLIX_LOG_LEVEL: z
     .enum(["debug", "info", "warn", "error"], { error: "must be debug, info, warn or error" })
     .default("info"),

@@ -43,6 +43,12 @@ export interface FacesDeps {
    * absent: the registry's default ones. An unknown name fails when the app is built.
    */
   defaultToolsets?: string;
+  /**
+   * The secret (≥ 32 bytes) the `requestState` of MCP 2026-07-28 multi-round-trip requests is signed with,
+   * through a derived key (protocol/request-state.ts): `REQLIX_STATE_SECRET`, on the Worker else derived
+   * from its database token. Absent: a random key per process or isolate, so a state dies with it.
+   */
+  requestStateSecret?: string;
 }
 
 const compiledCache = new WeakMap<object, CompiledRegistry<HostedContext>>();

@@ -15,6 +15,8 @@ import {
   type ModernServerConfig,
   NO_INPUT_VALIDATION,
 } from "../protocol/modern/server.js";
+import { HEADER_MISMATCH, paramHeaderMismatch } from "../protocol/param-headers.js";
+import { ephemeralStateKey, stateKeyFrom } from "../protocol/request-state.js";
 import type { ToolScope } from "../protocol/tool-selection.js";
 import type { AppEnv } from "./context.js";
 import { auditFor, compiledFor, type FacesDeps, type RequestScope, requestScope } from "./faces-common.js";
@@ -33,13 +35,18 @@ export function modernMcp(deps: FacesDeps): ModernMcp {
   const compiled = compiledFor(deps);
   const audit = auditFor(deps);
   const serverInfo = { name: "reqlix", version: deps.version ?? "0.0.0" };
+  const clock = deps.clock;
+  // Derived once per app, on first use (Web Crypto is asynchronous).
+  let stateKey: Promise<CryptoKey> | undefined;
+  const key = () =>
+    (stateKey ??= deps.requestStateSecret ? stateKeyFrom(deps.requestStateSecret) : ephemeralStateKey());
   // The factory is called with the very Request handed to fetch; the request's scope hangs on it.
-  const scopes = new WeakMap<Request, { scope: RequestScope; tools: ToolScope }>();
+  const scopes = new WeakMap<Request, { scope: RequestScope; tools: ToolScope; caller: string }>();
   const handler = createMcpHandler(
     ({ requestInfo }) => {
       const found = requestInfo ? scopes.get(requestInfo) : undefined;
       if (!found) throw new Error("modern /mcp: no request scope for this request");
-      const { scope, tools } = found;
+      const { scope, tools, caller } = found;
       return createModernServer<HostedContext>({
         compiled,
         serverInfo,
@@ -52,6 +59,11 @@ export function modernMcp(deps: FacesDeps): ModernMcp {
           return `Internal error (request id ${scope.requestId}); the details are in the server log.`;
         },
         jsonSchemaValidator,
+        inputState: {
+          key: key(),
+          caller,
+          ...(clock ? { now: () => clock().getTime() } : {}),
+        },
       });
     },
     {
@@ -62,6 +74,21 @@ export function modernMcp(deps: FacesDeps): ModernMcp {
       },
     },
   );
+
+  /** A tools/call whose `Mcp-Param-*` headers disagree with its arguments: the JSON-RPC error body. */
+  function headerMismatch(parsed: unknown, headers: Headers) {
+    if (typeof parsed !== "object" || parsed === null) return undefined;
+    const { id, method, params } = parsed as {
+      id?: unknown;
+      method?: unknown;
+      params?: Record<string, unknown>;
+    };
+    if (method !== "tools/call" || typeof params?.name !== "string") return undefined;
+    const tool = compiled.tools.get(params.name);
+    const mismatch = tool && paramHeaderMismatch(tool.def, params.arguments, headers);
+    if (!mismatch) return undefined;
+    return { jsonrpc: "2.0", id: id ?? null, error: { code: HEADER_MISMATCH, ...mismatch } };
+  }
 
   return {
     async modernBody(request, text) {
@@ -74,9 +101,14 @@ export function modernMcp(deps: FacesDeps): ModernMcp {
       return (await isLegacyRequest(request, parsed)) ? undefined : { parsed };
     },
     async serve(c, parsed, tools) {
+      const mismatch = headerMismatch(parsed, c.req.raw.headers);
+      if (mismatch) return c.json(mismatch, 400);
       const scope = requestScope(c, deps, audit, "mcp");
       const request = c.req.raw;
-      scopes.set(request, { scope, tools });
+      const auth = c.get("auth");
+      // A requestState is good only for the credential that was asked (protocol/request-state.ts).
+      const caller = `workspace ${auth.workspaceId} user ${auth.userId} token ${auth.tokenId}`;
+      scopes.set(request, { scope, tools, caller });
       return handler.fetch(request, { parsedBody: parsed });
     },
   };

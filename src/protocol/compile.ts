@@ -16,6 +16,7 @@ import type {
 } from "../core/registry.js";
 import { unstorableText } from "../core/text.js";
 import { unknownArguments } from "./argument-errors.js";
+import { withHeaderDeclarations } from "./param-headers.js";
 
 export interface ListedTool {
   name: string;
@@ -70,7 +71,7 @@ export function compileRegistries<Ctx extends BaseContext>(
         name: def.name,
         title: def.title,
         description: def.description,
-        inputSchema: jsonSchema(def.input, "input"),
+        inputSchema: withHeaderDeclarations(def, jsonSchema(def.input, "input")),
         annotations: listedAnnotations(def),
       };
       if (def.output) listed.outputSchema = jsonSchema(def.output, "output");

@@ -45,6 +45,7 @@ import {
   SUPPORTED_PROTOCOL_VERSIONS,
 } from "@modelcontextprotocol/sdk/types.js";
 import type * as z from "zod";
+import { cannotAsk } from "../core/client-input.js";
 import { RpcCode } from "../core/error-table.js";
 import { DomainError, type FieldError, isDomainError } from "../core/errors.js";
 import type { BaseContext, ContentItem, PromptDef, ResourceDef } from "../core/registry.js";
@@ -58,6 +59,7 @@ import {
   renderFailure,
   renderSuccess,
 } from "./compile.js";
+import { type Conversation, type InputExchange, InputNeeded, openConversation } from "./input-exchange.js";
 import {
   matchResource,
   type Operation,
@@ -67,6 +69,7 @@ import {
   referenceOf,
   runOperation,
 } from "./operations.js";
+import { StateRefused } from "./request-state.js";
 import { domainRpcError, internalMessage, invalidParams, type RpcError, rpcError } from "./rpc-errors.js";
 import { selectionFor, type ToolScope } from "./tool-selection.js";
 
@@ -118,6 +121,11 @@ export interface MethodEnv<Ctx extends BaseContext> {
    * lists and tools/call may run. Absent: every tool (the companion, the web app).
    */
   toolScope?: ToolScope;
+  /**
+   * Present where the face can carry input requests (MCP 2026-07-28): the request's client capabilities,
+   * answers and state (input-exchange.ts). Absent: a handler's `ctx.input` is refused (`cannotAsk`).
+   */
+  input?: InputExchange;
 }
 
 const SEVERITY = new Map<LoggingLevel, number>(LoggingLevelSchema.options.map((level, i) => [level, i]));
@@ -128,6 +136,10 @@ function baseContext<Ctx extends BaseContext>(env: MethodEnv<Ctx>, params: unkno
   const notify = env.notify;
   return {
     signal: env.signal,
+    input: async (requests) => {
+      throw cannotAsk(requests);
+    },
+    canAsk: () => false,
     async logToClient(level, data, logger) {
       if (!notify) return; // no stream on this face: a tool's log messages have nowhere to go
       // Without a setLevel the client gets every message (as the SDK's own sendLoggingMessage does).
@@ -290,6 +302,32 @@ export async function invokeTool<Ctx extends BaseContext, T>(
   });
 }
 
+/**
+ * The request's conversation with the client (input-exchange.ts) where the face carries one; a state
+ * that is not this server's, for this caller and request, or is expired is refused with -32602.
+ */
+async function conversationOf<Ctx extends BaseContext>(
+  env: MethodEnv<Ctx>,
+  method: string,
+  name: string,
+  args: unknown,
+): Promise<Conversation | undefined> {
+  if (!env.input) return undefined;
+  try {
+    return await openConversation(env.input, method, name, args);
+  } catch (error) {
+    if (!(error instanceof StateRefused)) throw error;
+    throw new Refusal(
+      rpcError(RpcCode.InvalidParams, error.message, { field: "requestState", reason: error.reason }),
+    );
+  }
+}
+
+/** The handler's base context with the conversation's `input` and `canAsk`, where there is one. */
+function withConversation(base: BaseContext, conversation: Conversation | undefined): BaseContext {
+  return conversation ? { ...base, input: conversation.input, canAsk: conversation.canAsk } : base;
+}
+
 type Method = <Ctx extends BaseContext>(env: MethodEnv<Ctx>, params: unknown) => Promise<Result> | Result;
 
 const methods: Record<string, Method> = {
@@ -329,11 +367,12 @@ const methods: Record<string, Method> = {
     // A tool outside the connection's toolsets, or a write on a read-only one, is refused as the call's
     // own failure (observed and audited like any other); the role stays the handler's check.
     const refusal = selectionFor(env.compiled, env.toolScope).refusal(tool);
+    const conversation = await conversationOf(env, "tools/call", name, args);
     const outcome = await invokeTool(
       env,
       tool,
       args,
-      baseContext(env, raw),
+      withConversation(baseContext(env, raw), conversation),
       (output) =>
         // reference_id is only for the observer (the audit target of a create); the client gets the rendering.
         Object.assign(renderSuccess(tool, output), { reference_id: referenceOf(args, output) }),
@@ -346,6 +385,8 @@ const methods: Record<string, Method> = {
         rendered.structured && tool.def.output ? { structuredContent: rendered.structured } : {};
       return { content: contentOf(rendered), ...structured };
     }
+    if (conversation && outcome.error instanceof InputNeeded)
+      return conversation.inputRequired(outcome.error);
     const error = failureOf(env, outcome.error, `tools/call ${name}`);
     const domain = isDomainError(outcome.error) ? outcome.error : new DomainError("internal", error.message);
     const text = renderFailure(tool, domain).text;
@@ -405,7 +446,8 @@ const methods: Record<string, Method> = {
       throw new Refusal(unknownPrompt(env, name));
     }
     const args = params.arguments ?? {};
-    const base = baseContext(env, raw);
+    const conversation = await conversationOf(env, "prompts/get", name, args);
+    const base = withConversation(baseContext(env, raw), conversation);
     const outcome = await runOperation(env.observe, "prompts/get", name, args, async (op) => {
       const missing: FieldError[] = prompt.arguments
         .filter((a) => a.required && !args[a.name])
@@ -417,6 +459,8 @@ const methods: Record<string, Method> = {
       return await prompt.get(args, env.context(base, op));
     });
     if (outcome.ok) return outcome.value as unknown as Result;
+    if (conversation && outcome.error instanceof InputNeeded)
+      return conversation.inputRequired(outcome.error);
     throw new Refusal(failureOf(env, outcome.error, `prompts/get ${name}`));
   },
 

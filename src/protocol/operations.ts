@@ -6,6 +6,7 @@
  */
 import { isDomainError } from "../core/errors.js";
 import { kindOfReference } from "../core/references.js";
+import { InputNeeded } from "./input-exchange.js";
 
 export type OperationMethod = "tools/call" | "resources/read" | "prompts/get";
 
@@ -16,7 +17,7 @@ export interface OperationEvent {
   /** The reference id the call acted on, when one is recognisable. Never any other argument value. */
   referenceId?: string;
   outcome: "ok" | "error";
-  /** A DomainErrorCode, `unknown_tool`, `unknown_prompt`, or `internal`. */
+  /** A DomainErrorCode, `unknown_tool`, `unknown_prompt`, `input_required` (a round asking the client), or `internal`. */
   errorCode?: string;
   durationMs: number;
   /**
@@ -113,6 +114,8 @@ export function matchResource(
 }
 
 export function errorCodeOf(error: unknown): string {
+  // A round of a multi-round-trip request that ended asking the client: not a failure of the tool.
+  if (error instanceof InputNeeded) return "input_required";
   return isDomainError(error) ? error.code : "internal";
 }
 

@@ -9,18 +9,29 @@
  * Log messages reach the client only when the request asked for them (`io.modelcontextprotocol/logLevel`
  * in `_meta`): the SDK's `mcpReq.log` drops them otherwise, and then no SSE stream is opened.
  */
-import { ProtocolError, Server, type ServerContext } from "@modelcontextprotocol/server";
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  ProtocolError,
+  Server,
+  type ServerContext,
+} from "@modelcontextprotocol/server";
 import type { BaseContext } from "../../core/registry.js";
+import type { InputExchange } from "../input-exchange.js";
 import { handleMethod, type MethodEnv, type ServerNotification, supportedMethods } from "../methods.js";
 
 type ServerOptions = NonNullable<ConstructorParameters<typeof Server>[1]>;
 
 export type ModernServerConfig<Ctx extends BaseContext> = Omit<
   MethodEnv<Ctx>,
-  "signal" | "notify" | "session"
+  "signal" | "notify" | "session" | "input"
 > & {
   /** The v2 SDK's validator (the Worker passes one that needs no `new Function`). */
   jsonSchemaValidator?: ServerOptions["jsonSchemaValidator"];
+  /**
+   * Where handlers may ask the client for input (multi-round-trip requests): the key request states are
+   * signed with and the caller they are bound to. Absent (stdio): `ctx.input` is refused.
+   */
+  inputState?: Pick<InputExchange, "key" | "caller" | "now">;
 };
 
 /**
@@ -39,14 +50,37 @@ const CACHE_HINTS: ServerOptions["cacheHints"] = {
 };
 
 /**
- * The SDK's validator checks only what a client answers to an input request (elicitation), which reqlix
- * never makes; without one the SDK would build ajv for every per-request server.
+ * The SDK's validator checks only answers to its own push-style `elicitInput`, which reqlix never calls:
+ * our handlers ask through `input_required` results and the protocol core checks every answer
+ * (protocol/input-answers.ts). Without this the SDK would build ajv for every per-request server.
  */
 export const NO_INPUT_VALIDATION: NonNullable<ServerOptions["jsonSchemaValidator"]> = {
   getValidator() {
-    throw new Error("reqlix requests no client input, so it validates none (protocol/modern/server.ts)");
+    throw new Error(
+      "reqlix does not use the SDK's push-style elicitation; answers are checked by protocol/input-answers.ts",
+    );
   },
 };
+
+/** The request's input exchange: what it declared, answered and echoed, as the SDK lifted them. */
+function inputExchangeOf(
+  ctx: ServerContext,
+  state: ModernServerConfig<BaseContext>["inputState"],
+): InputExchange | undefined {
+  if (!state) return undefined;
+  const echoed = ctx.mcpReq.requestState();
+  const capabilities = ctx.mcpReq.envelope?.[CLIENT_CAPABILITIES_META_KEY as never] as unknown;
+  return {
+    ...state,
+    capabilities:
+      typeof capabilities === "object" && capabilities !== null
+        ? (capabilities as Record<string, unknown>)
+        : undefined,
+    responses: ctx.mcpReq.inputResponses,
+    // Not a string (a number, an object) is no state of ours: refused like a forged one.
+    state: echoed === undefined ? undefined : typeof echoed === "string" ? echoed : JSON.stringify(echoed),
+  };
+}
 
 const ERA_2025_ONLY = new Set(["initialize", "ping", "logging/setLevel"]);
 
@@ -74,8 +108,10 @@ export function createModernServer<Ctx extends BaseContext>(config: ModernServer
 
   for (const method of methods) {
     const handler: AnyHandler = async (request, ctx) => {
+      const input = inputExchangeOf(ctx, config.inputState);
       const env: MethodEnv<Ctx> = {
         ...config,
+        ...(input ? { input } : {}),
         signal: ctx.mcpReq.signal,
         notify: (n: ServerNotification) =>
           n.method === "notifications/message"
@@ -88,7 +124,10 @@ export function createModernServer<Ctx extends BaseContext>(config: ModernServer
       };
       const outcome = await handleMethod(method, request.params, env);
       if (outcome.ok) {
-        if (method !== "tools/call") return outcome.result as never;
+        // An input_required round goes out as it is: the SDK checks its requests against the client's
+        // declared capabilities (-32021) and it has no content to project.
+        if (method !== "tools/call" || outcome.result.resultType === "input_required")
+          return outcome.result as never;
         const tool = compiled.tools.get(String(request.params?.name));
         return server.projectCallToolResult(outcome.result as never, tool?.listed.outputSchema) as never;
       }

@@ -98,7 +98,8 @@ const stubImporters = {
   "src/worker-stubs/drizzle-relations.ts":
     /^node_modules\/drizzle-orm\/(sqlite-core\/dialect|sqlite-core\/db|libsql\/driver-core)\.js$/,
   "src/worker-stubs/reqif-entry.ts": /^src\/core\/interchange\/registry\.ts$/,
-  "src/worker-stubs/mcp-server-shims.ts": /^node_modules\/@modelcontextprotocol\/server\/dist\//,
+  "src/worker-stubs/mcp-server-shims.ts":
+    /^(node_modules\/@modelcontextprotocol\/server\/dist\/|dist\/worker-sdk\/server\.mjs$)/,
 };
 const meta = JSON.parse(readFileSync(metafile, "utf8"));
 const strangers = Object.entries(meta.inputs).flatMap(([input, { imports }]) =>

@@ -7,8 +7,8 @@
  */
 import process from "node:process";
 import type { Readable, Writable } from "node:stream";
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { JSONRPCMessageSchema } from "@modelcontextprotocol/core";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { type JSONRPCMessage, ProtocolErrorCode } from "@modelcontextprotocol/server";
 
 /** Same default as the SDK: a single line larger than this closes the connection. */

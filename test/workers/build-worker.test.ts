@@ -68,6 +68,17 @@ describe("npm run build:worker", () => {
       inputs.filter((i) => /node_modules\/(saxes|xmlchars)\/|src\/core\/interchange\/reqif\//.test(i)),
     ).toEqual([]);
     expect(inputs).toContain("src/worker-stubs/reqif-entry.ts");
+    // The MCP SDK v2 through its Worker entry (scripts/worker-sdk-entry.mjs): neither McpServer nor the
+    // 2025-era fallback's Streamable HTTP transport is bundled; the SDK v1 is not in the Worker at all.
+    expect(inputs).toContain("dist/worker-sdk/server.mjs");
+    expect(inputs).not.toContain("node_modules/@modelcontextprotocol/server/dist/index.mjs");
+    const unminified = readFileSync(resolve(root, "dist/worker-sdk/server.mjs"), "utf8");
+    expect(unminified).toContain("const server = false ? product.server : product;");
+    expect(bundle).not.toMatch(/Tool \$\{[\w$.]+\} disabled/); // McpServer's tools/call
+    expect(bundle).not.toContain("Only one SSE stream is allowed per session"); // the 2025 transport
+    expect(inputs.filter((i) => /node_modules\/@modelcontextprotocol\/sdk\//.test(i))).toEqual([]);
+    // One copy of zod and of the SDK's core: both SDK packages and our code resolve to the same ones.
+    expect(inputs.filter((i) => /node_modules\/.*node_modules\//.test(i))).toEqual([]);
   }, 200_000);
 
   it("fails with the size, the budget and the largest parts when the bundle is over its budget", () => {

@@ -7,9 +7,9 @@
 //   `McpServer`; the check keeps the whole high-level server (tool/prompt registration, schema conversion);
 // - the 2025-era stateless fallback: we pass `legacy: "reject"` (the 2025 era is served by
 //   protocol/streamable-http.ts), and the fallback keeps the SDK's whole Streamable HTTP transport.
-// Each edit must match the SDK's text exactly as often as expected; after an SDK upgrade that changed it
-// this fails, naming the edit, instead of bundling something else. Node and the companion use the SDK
-// unchanged.
+// Should either ever be taken (another factory, another `legacy`), the handler throws naming this file. Each
+// edit must match the SDK's text exactly as often as expected; after an SDK upgrade that changed it this
+// fails, naming the edit, instead of bundling something else. Node and the companion use the SDK unchanged.
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -23,9 +23,16 @@ const out = process.env.REQLIX_SDK_ENTRY_OUT ?? join(root, "dist", "worker-sdk",
 const edits = [
   {
     why: "the factory returns a low-level Server, never an McpServer",
+    find: "const server = product instanceof McpServer ? product.server : product;",
+    replace:
+      'if (!(product instanceof Server)) throw new TypeError("reqlix\'s Worker build of the MCP SDK serves a low-level Server only (scripts/worker-sdk-entry.mjs)");\n\t\tconst server = product;',
+    count: 1,
+  },
+  {
+    why: "the factory returns a low-level Server, never an McpServer (the checks left after the one above)",
     find: "product instanceof McpServer",
     replace: "false",
-    count: 3,
+    count: 2,
   },
   {
     why: 'the handler is created with legacy: "reject" only',

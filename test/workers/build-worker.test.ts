@@ -73,7 +73,7 @@ describe("npm run build:worker", () => {
     expect(inputs).toContain("dist/worker-sdk/server.mjs");
     expect(inputs).not.toContain("node_modules/@modelcontextprotocol/server/dist/index.mjs");
     const unminified = readFileSync(resolve(root, "dist/worker-sdk/server.mjs"), "utf8");
-    expect(unminified).toContain("const server = false ? product.server : product;");
+    expect(unminified).toContain("const server = product;");
     expect(bundle).not.toMatch(/Tool \$\{[\w$.]+\} disabled/); // McpServer's tools/call
     expect(bundle).not.toContain("Only one SSE stream is allowed per session"); // the 2025 transport
     expect(inputs.filter((i) => /node_modules\/@modelcontextprotocol\/sdk\//.test(i))).toEqual([]);

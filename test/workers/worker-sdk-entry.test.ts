@@ -29,7 +29,7 @@ function run(entry: string, out: string) {
 }
 
 describe("the Worker's entry of the MCP SDK v2", () => {
-  it("is the SDK's index.mjs with the McpServer checks and the legacy fallback made constant, chunks from the SDK", () => {
+  it("is the SDK's index.mjs with the McpServer checks and the legacy fallback made constant, guarded, chunks from the SDK", () => {
     dir = mkdtempSync(join(tmpdir(), "sdk-entry-"));
     const out = join(dir, "server.mjs");
     const ran = run(sdkEntry, out);
@@ -39,12 +39,13 @@ describe("the Worker's entry of the MCP SDK v2", () => {
     expect(code).not.toContain("instanceof McpServer");
     expect(code).not.toContain("createLegacyStatelessFallback(factory, reportError");
     expect(code).toContain('if (legacy !== "reject") throw new Error(');
+    expect(code).toContain("if (!(product instanceof Server)) throw new TypeError(");
     // Every chunk import now names the SDK's own file, which exists.
     const imports = [...code.matchAll(/from "([^"]+\.mjs)"/g)].map((m) => m[1] as string);
     expect(imports.length).toBeGreaterThan(2);
     for (const spec of imports) expect(existsSync(resolve(dirname(out), spec)), spec).toBe(true);
-    // Nothing else changed: the same number of lines give or take the legacy guard's one.
-    expect(code.split("\n").length).toBe(original.split("\n").length + 2);
+    // Nothing else changed: the same lines but the header and the two guards.
+    expect(code.split("\n").length).toBe(original.split("\n").length + 3);
   });
 
   it("fails, naming the edit, when the SDK's text is not what the edit expects", () => {
@@ -57,7 +58,9 @@ describe("the Worker's entry of the MCP SDK v2", () => {
     const out = join(dir, "server.mjs");
     const ran = run(changed, out);
     expect(ran.status).toBe(1);
-    expect(ran.stderr).toContain('expected 3× "product instanceof McpServer"');
+    expect(ran.stderr).toContain(
+      'expected 1× "const server = product instanceof McpServer ? product.server : product;"',
+    );
     expect(ran.stderr).toContain("found 0. The SDK changed");
     expect(existsSync(out)).toBe(false);
   });

@@ -7,8 +7,9 @@
  */
 import process from "node:process";
 import type { Readable, Writable } from "node:stream";
+import { JSONRPCMessageSchema } from "@modelcontextprotocol/core";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { ErrorCode, type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
+import { type JSONRPCMessage, ProtocolErrorCode } from "@modelcontextprotocol/server";
 
 /** Same default as the SDK: a single line larger than this closes the connection. */
 const MAX_BUFFER_BYTES = 10 * 1024 * 1024;
@@ -59,7 +60,7 @@ export class JsonRpcStdioServerTransport implements Transport {
     } catch (error) {
       this.reply(
         null,
-        ErrorCode.ParseError,
+        ProtocolErrorCode.ParseError,
         `Parse error: the line is not valid JSON (${(error as Error).message}). Send one JSON-RPC 2.0 message per line.`,
       );
       return;
@@ -68,7 +69,7 @@ export class JsonRpcStdioServerTransport implements Transport {
     if (!parsed.success) {
       this.reply(
         idOf(value),
-        ErrorCode.InvalidRequest,
+        ProtocolErrorCode.InvalidRequest,
         'Invalid Request: expected a JSON-RPC 2.0 message ({"jsonrpc":"2.0","id":…,"method":…}).',
       );
       return;

@@ -32,18 +32,20 @@ import {
   GetPromptRequestSchema,
   InitializeRequestParamsSchema,
   InitializeRequestSchema,
-  LATEST_PROTOCOL_VERSION,
   ListPromptsRequestSchema,
   ListResourcesRequestSchema,
   ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
-  type LoggingLevel,
   LoggingLevelSchema,
   PingRequestSchema,
   ReadResourceRequestSchema,
   SetLevelRequestSchema,
+} from "@modelcontextprotocol/core";
+import {
+  LATEST_PROTOCOL_VERSION,
+  type LoggingLevel,
   SUPPORTED_PROTOCOL_VERSIONS,
-} from "@modelcontextprotocol/sdk/types.js";
+} from "@modelcontextprotocol/server";
 import type * as z from "zod";
 import { cannotAsk } from "../core/client-input.js";
 import { RpcCode } from "../core/error-table.js";

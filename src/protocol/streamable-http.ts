@@ -14,11 +14,8 @@
  * - `MCP-Protocol-Version`, when sent on a request other than initialize, must be a supported revision (400).
  * - Only notifications (no request): 202 and no body. No sessions: no `Mcp-Session-Id`.
  */
-import {
-  type JSONRPCMessage,
-  JSONRPCMessageSchema,
-  SUPPORTED_PROTOCOL_VERSIONS,
-} from "@modelcontextprotocol/sdk/types.js";
+import { JSONRPCMessageSchema } from "@modelcontextprotocol/core";
+import { type JSONRPCMessage, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/server";
 import { RpcCode } from "../core/error-table.js";
 import type { BaseContext } from "../core/registry.js";
 import type { CompiledRegistry } from "./compile.js";

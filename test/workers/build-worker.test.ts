@@ -68,6 +68,10 @@ describe("npm run build:worker", () => {
       inputs.filter((i) => /node_modules\/(saxes|xmlchars)\/|src\/core\/interchange\/reqif\//.test(i)),
     ).toEqual([]);
     expect(inputs).toContain("src/worker-stubs/reqif-entry.ts");
+    // The SDK v1 is not in the Worker at all: the protocol core checks 2025 params with the v2 schemas.
+    expect(inputs.filter((i) => /node_modules\/@modelcontextprotocol\/sdk\//.test(i))).toEqual([]);
+    // One copy of zod and of the SDK's core: both SDK packages and our code resolve to the same ones.
+    expect(inputs.filter((i) => /node_modules\/.*node_modules\//.test(i))).toEqual([]);
   }, 200_000);
 
   it("fails with the size, the budget and the largest parts when the bundle is over its budget", () => {

@@ -119,6 +119,9 @@ export function workerDeps(env: Env): CreateAppDeps {
       `LIBSQL_URL must be a libsql://, https:// or http:// URL (a Worker cannot open files), got "${url}".`,
     );
   }
+  // Settings first: a bad one is refused before a database client exists.
+  const oidc = oidcConfigFromEnv(env as unknown as Record<string, string | undefined>);
+  const github = githubConfigFromEnv(env as unknown as Record<string, string | undefined>);
   const logger = createJsonLogger();
   const client = createClient({
     url,
@@ -137,8 +140,6 @@ export function workerDeps(env: Env): CreateAppDeps {
   // written in waitUntil). The database server orders writes itself; the embedded-file bug that needs the
   // queue (libsql-client-ts#352) does not exist over HTTP.
   const database = databaseFromClient(client, { serializeWrites: false });
-  const oidc = oidcConfigFromEnv(env as unknown as Record<string, string | undefined>);
-  const github = githubConfigFromEnv(env as unknown as Record<string, string | undefined>);
   return {
     ...(oidc ? { oidc } : {}),
     ...(github ? { github } : {}),

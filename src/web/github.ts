@@ -41,6 +41,12 @@ interface GitHubEmail {
   verified?: unknown;
 }
 
+/** An OAuth error code (`bad_verification_code`, `access_denied`, …), only when it looks like one. */
+function errorCode(value: unknown): string | undefined {
+  const code = (value as { error?: unknown } | undefined)?.error;
+  return typeof code === "string" && /^[a-z_]{1,64}$/.test(code) ? code : undefined;
+}
+
 export function githubRoutes(
   deps: WebDeps & { github: GitHubConfig },
   headers: MiddlewareHandler,
@@ -100,8 +106,15 @@ export function githubRoutes(
       throw new Unreachable(`token endpoint: ${error instanceof Error ? error.message : String(error)}`);
     }
     if (response.status >= 500) throw new Unreachable(`token endpoint answered ${response.status}`);
-    // GitHub answers a refused code (wrong verifier, used or expired code) with 200 and an `error` member:
-    // the library then finds no access_token and throws.
+    // GitHub answers a refused exchange (wrong verifier, used or expired code, wrong client secret) with
+    // 200 and an `error` member: its code is what an operator needs in the log.
+    const refusal = errorCode(
+      await response
+        .clone()
+        .json()
+        .catch(() => undefined),
+    );
+    if (refusal) throw new Error(`the token endpoint refused the code: ${refusal}`);
     const token = (await oauth.processAuthorizationCodeResponse(as, client, response)).access_token;
     const user = (await api("/user", token)) as { id?: unknown };
     if (typeof user?.id !== "number" || !Number.isSafeInteger(user.id) || user.id <= 0) {
@@ -145,6 +158,7 @@ export function githubRoutes(
         requestId: c.get("requestId"),
         provider: "github",
         error: error instanceof Error ? error.message : String(error),
+        ...(error instanceof oauth.AuthorizationResponseError ? { upstreamError: errorCode(error) } : {}),
       });
       if (error instanceof Unreachable) {
         return refused(c, `${config.label} could not be reached or failed: try again in a moment.`, 502);

@@ -170,6 +170,7 @@ describe("sign-in with GitHub in Chromium", () => {
     const denied = await browser.newPage();
     await githubSignIn(denied, "olga-gh", { decision: "Cancel" });
     await expectRefused(denied, "You did not allow reqlix on GitHub");
+    expect(server.logs.join("\n")).toContain('"upstreamError":"access_denied"');
     for (const failing of ["token", "api"] as const) {
       github.failing = failing;
       try {
@@ -242,6 +243,7 @@ describe("sign-in with GitHub in Chromium", () => {
     expect(wrongVerifier.status).toBe(400);
     expect(wrongVerifier.text).toContain("GitHub did not confirm the sign-in");
     expect(github.tokenRequests.at(-1)?.form.code_verifier).toBe("x".repeat(64));
+    expect(server.logs.join("\n")).toContain("the token endpoint refused the code: bad_verification_code");
     expect(client.cookies.has("rqx_session")).toBe(false);
   });
 

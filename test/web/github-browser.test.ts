@@ -11,7 +11,7 @@ import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { HostedServer } from "../helpers/hosted.js";
 import { launchBrowser, seriousViolations, type WebBrowser, type WebPage } from "./browser.js";
-import { GitHubStandIn } from "./github-stand-in.js";
+import { GitHubStandIn, signInThroughGitHub } from "./github-stand-in.js";
 import { accountCounts, everyStoredValue, inviteLink, invitedMember } from "./upstream-helpers.js";
 import { startWebServer, WebClient } from "./web-client.js";
 
@@ -92,22 +92,13 @@ afterAll(async () => {
   await github?.close();
 });
 
-/** From reqlix's sign-in page (or an invitation) through the stand-in's consent page, back to reqlix. */
-async function githubSignIn(
+/** From reqlix's sign-in page (or an invitation page already open) through GitHub's consent, back. */
+function githubSignIn(
   page: WebPage,
   login: string,
   options: { next?: string; start?: string; decision?: "Authorize" | "Cancel" } = {},
 ): Promise<void> {
-  const start = options.start ?? "Sign in with GitHub";
-  if (start === "Sign in with GitHub") {
-    await page.goto(`${server.url}/signin?next=${encodeURIComponent(options.next ?? "/tree")}`);
-  }
-  await Promise.all([page.waitForURL((u) => u.href.startsWith(github.url)), page.click(`text=${start}`)]);
-  await page.fill("input[name=login]", login);
-  await Promise.all([
-    page.waitForURL((u) => u.href.startsWith(server.url)),
-    page.click(`button:has-text('${options.decision ?? "Authorize"}')`),
-  ]);
+  return signInThroughGitHub(page, { appUrl: server.url, githubUrl: github.url, login, ...options });
 }
 
 async function expectRefused(page: WebPage, text: string): Promise<void> {

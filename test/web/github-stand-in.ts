@@ -19,6 +19,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import type { Page } from "playwright-core";
 
 export interface StandInAccount {
   id: number;
@@ -242,6 +243,33 @@ export class GitHubStandIn {
       account.emails.map((e) => ({ ...e, visibility: e.primary ? "private" : null })),
     );
   }
+}
+
+/**
+ * In a browser: from reqlix's sign-in page (`start` "Sign in with GitHub"), or from an invitation page
+ * already open (`start` "Join with GitHub"), through the stand-in's consent page and back to reqlix.
+ */
+export async function signInThroughGitHub(
+  page: Page,
+  o: {
+    appUrl: string;
+    githubUrl: string;
+    login: string;
+    next?: string;
+    start?: string;
+    decision?: "Authorize" | "Cancel";
+  },
+): Promise<void> {
+  const start = o.start ?? "Sign in with GitHub";
+  if (start === "Sign in with GitHub") {
+    await page.goto(`${o.appUrl}/signin?next=${encodeURIComponent(o.next ?? "/tree")}`);
+  }
+  await Promise.all([page.waitForURL((u) => u.href.startsWith(o.githubUrl)), page.click(`text=${start}`)]);
+  await page.fill("input[name=login]", o.login);
+  await Promise.all([
+    page.waitForURL((u) => u.href.startsWith(o.appUrl)),
+    page.click(`button:has-text('${o.decision ?? "Authorize"}')`),
+  ]);
 }
 
 function json(res: ServerResponse, status: number, value: unknown): void {

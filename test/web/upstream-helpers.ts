@@ -5,11 +5,11 @@
  * database as text (to show a secret was never stored).
  */
 import { acceptInvitationOp, inviteOp } from "../../src/db/account-ops.js";
-import type { HostedServer } from "../helpers/hosted.js";
+import type { Database } from "../../src/db/client.js";
 
 /** An invitation of the CLI for `email`, as the path of its link (`/invite?code=…`). */
 export async function inviteLink(
-  server: HostedServer,
+  server: { database: Database },
   email: string,
   role: "viewer" | "editor" | "admin",
 ): Promise<string> {
@@ -23,12 +23,12 @@ export async function inviteLink(
 
 /** A member who accepted an invitation with a password (so the invitation recorded their email). */
 export async function invitedMember(
-  server: HostedServer,
+  server: { database: Database },
   member: { email: string; username: string; role: "viewer" | "editor" | "admin" },
 ): Promise<void> {
   const path = await inviteLink(server, member.email, member.role);
   await acceptInvitationOp(server.database, {
-    secret: new URL(path, server.url).searchParams.get("code") as string,
+    secret: new URL(path, "http://invitation.invalid").searchParams.get("code") as string,
     username: member.username,
     password: `${member.username}'s own password`,
     now: new Date(),
@@ -36,7 +36,7 @@ export async function invitedMember(
 }
 
 /** Users, memberships, tokens and web sessions: a refused sign-in changes none of them. */
-export async function accountCounts(server: HostedServer): Promise<Record<string, unknown>> {
+export async function accountCounts(server: { database: Database }): Promise<Record<string, unknown>> {
   const counts: Record<string, unknown> = {};
   for (const table of ["users", "memberships", "tokens", "web_sessions", "session_tokens"]) {
     const result = await server.database.client.execute(`SELECT count(*) AS n FROM ${table}`);
@@ -46,7 +46,7 @@ export async function accountCounts(server: HostedServer): Promise<Record<string
 }
 
 /** Every value of every row of every table, as one string. */
-export async function everyStoredValue(server: HostedServer): Promise<string> {
+export async function everyStoredValue(server: { database: Database }): Promise<string> {
   const tables = await server.database.client.execute(
     "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'",
   );

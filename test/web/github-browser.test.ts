@@ -9,6 +9,7 @@
  */
 import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freePort } from "../../src/cli/libsql-dev-wrangler.js";
 import type { HostedServer } from "../helpers/hosted.js";
 import { launchBrowser, seriousViolations, type WebBrowser, type WebPage } from "./browser.js";
 import { GitHubStandIn, signInThroughGitHub } from "./github-stand-in.js";
@@ -21,13 +22,15 @@ const CLIENT_SECRET = "github-client-secret-0123456789abcdef";
 let github: GitHubStandIn;
 let server: HostedServer;
 let browser: WebBrowser;
+/** The origin the stand-in's OAuth app is registered with, when not the main server's. */
+let callbackOrigin: string | undefined;
 
 beforeAll(async () => {
   github = await new GitHubStandIn(
     {
       clientId: CLIENT_ID,
       clientSecret: CLIENT_SECRET,
-      callbackUrl: () => `${server.url}/signin/github/callback`,
+      callbackUrl: () => `${callbackOrigin ?? server.url}/signin/github/callback`,
     },
     [
       {
@@ -236,6 +239,37 @@ describe("sign-in with GitHub in Chromium", () => {
     expect(github.tokenRequests.at(-1)?.form.code_verifier).toBe("x".repeat(64));
     expect(server.logs.join("\n")).toContain("the token endpoint refused the code: bad_verification_code");
     expect(client.cookies.has("rqx_session")).toBe(false);
+  });
+
+  it("GitHub's API unreachable (connection refused): a clear page, no session", async () => {
+    const closedPort = await freePort();
+    const cut = await startWebServer({
+      deps: {
+        github: {
+          clientId: CLIENT_ID,
+          clientSecret: CLIENT_SECRET,
+          baseUrl: github.url,
+          apiUrl: `http://127.0.0.1:${closedPort}/api/v3`,
+          label: "GitHub",
+          allowHttp: true,
+        },
+      },
+    });
+    callbackOrigin = cut.url;
+    try {
+      const before = await accountCounts(cut);
+      const page = await browser.newPage();
+      await signInThroughGitHub(page, { appUrl: cut.url, githubUrl: github.url, login: "olga-gh" });
+      expect(await page.textContent("main h1")).toBe("Sign-in refused");
+      expect(await page.textContent("main")).toContain(
+        "GitHub could not be reached or failed: try again in a moment.",
+      );
+      expect(cut.logs.join("\n")).toMatch(/upstream sign-in refused.*GET \/user: /);
+      expect(await accountCounts(cut)).toEqual(before);
+    } finally {
+      callbackOrigin = undefined;
+      await cut.close();
+    }
   });
 
   it("the client secret and GitHub's access tokens are in no log line and no database row", async () => {

@@ -10,8 +10,8 @@
 import { Hono } from "hono";
 import type { WebDeps, WebEnv } from "./context.js";
 import { requireCsrf } from "./csrf.js";
-import { invitationRoutes } from "./invitations.js";
 import { githubRoutes } from "./github.js";
+import { invitationRoutes } from "./invitations.js";
 import { oidcRoutes } from "./oidc.js";
 import { type Pages, pageRoutes } from "./page.js";
 import { accountPages } from "./pages/account.js";

@@ -13,7 +13,7 @@ import { freePort } from "../../src/cli/libsql-dev-wrangler.js";
 import type { HostedServer } from "../helpers/hosted.js";
 import { launchBrowser, seriousViolations, type WebBrowser, type WebPage } from "./browser.js";
 import { GitHubStandIn, signInThroughGitHub } from "./github-stand-in.js";
-import { accountCounts, everyStoredValue, inviteLink, invitedMember } from "./upstream-helpers.js";
+import { accountCounts, everyStoredValue, invitedMember, inviteLink } from "./upstream-helpers.js";
 import { startWebServer, WebClient } from "./web-client.js";
 
 const CLIENT_ID = "Iv1.reqlixtest0000";

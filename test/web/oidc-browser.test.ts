@@ -10,7 +10,7 @@ import Provider from "oidc-provider";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { HostedServer } from "../helpers/hosted.js";
 import { launchBrowser, seriousViolations, type WebBrowser, type WebPage } from "./browser.js";
-import { accountCounts, inviteLink, invitedMember } from "./upstream-helpers.js";
+import { accountCounts, invitedMember, inviteLink } from "./upstream-helpers.js";
 import { startWebServer, WebClient } from "./web-client.js";
 
 let provider: Server;

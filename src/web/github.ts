@@ -3,13 +3,15 @@
  * not OpenID Connect: no discovery, no ID token. So the endpoints are GitHub's documented ones, the
  * authorization-code flow (state, PKCE S256, client secret, JSON answer) runs through oauth4webapi as
  * the OIDC sign-in does (Web APIs only: Node and Workers), and who signed in comes from the REST API:
- * `GET /user` (the numeric id, which unlike the login never changes) and `GET /user/emails`, of which only
- * the primary address, and only when GitHub marks it verified, is used.
+ * `GET /user` (the account's numeric id, which unlike the login never changes: it names the account in
+ * a refusal's log line) and `GET /user/emails`, of which only the primary address, and only when GitHub
+ * marks it verified, is used.
  *
  * The email then goes through the same rule as OpenID Connect (upstream.ts): an existing user with that
- * email, or the invitation being accepted; never a user or a right made from a GitHub name. The access
- * token lives for this one request: it is read, used for the two API calls and dropped, never stored or
- * logged, and neither is the client secret.
+ * email, or the invitation being accepted; never a user or a right made from a GitHub login or name (like
+ * OIDC's subject, the id is not stored: the rule needs only the verified email). The access token lives
+ * for this one request: it is read, used for the two API calls and dropped, never stored or logged, and
+ * neither is the client secret.
  */
 import { Hono, type MiddlewareHandler } from "hono";
 import * as oauth from "oauth4webapi";

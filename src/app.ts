@@ -37,7 +37,7 @@ type FaceDeps = Parameters<typeof mcpRoute>[0] & Parameters<typeof jsonRpcRoute>
 /** AppDeps, plus whatever else the MCP faces accept (e.g. the Worker's JSON-schema validator). */
 export type CreateAppDeps = AppDeps &
   Omit<FaceDeps, keyof AppDeps> &
-  Pick<WebDeps, "signInRateLimiter" | "assets" | "sessionTtlMs" | "oidc">;
+  Pick<WebDeps, "signInRateLimiter" | "assets" | "sessionTtlMs" | "oidc" | "github">;
 
 // `/x/*` also matches `/x` in Hono; listing both `/x` and `/x/*` would run each middleware twice on `/x`.
 const MCP_PATHS = ["/mcp/*", "/api/v1/mcp/*"];

@@ -8,6 +8,7 @@
 import { readFileSync } from "node:fs";
 import { createApp } from "./app.js";
 import { isDomainError } from "./core/errors.js";
+import { githubConfigFromEnv } from "./core/github-config.js";
 import { oidcConfigFromEnv } from "./core/oidc-config.js";
 import { displayDbUrl, parseServerConfig } from "./core/server-config.js";
 import { bootstrap } from "./db/bootstrap.js";
@@ -52,9 +53,11 @@ async function main(): Promise<void> {
   let rateLimit: number;
   let adminRateLimit: number;
   let oidc: ReturnType<typeof oidcConfigFromEnv>;
+  let github: ReturnType<typeof githubConfigFromEnv>;
   try {
     config = parseServerConfig(process.env);
     oidc = oidcConfigFromEnv(process.env);
+    github = githubConfigFromEnv(process.env);
     rateLimit = parseRateLimit(config.REQLIX_RATE_LIMIT);
     adminRateLimit = parseAdminRateLimit(config.REQLIX_ADMIN_RATE_LIMIT);
     normalizeDbUrl(config.REQLIX_DB_URL);
@@ -142,6 +145,7 @@ async function main(): Promise<void> {
     ...(config.REQLIX_STATE_SECRET ? { requestStateSecret: config.REQLIX_STATE_SECRET } : {}),
     assets: nodeAssets(),
     ...(oidc ? { oidc } : {}),
+    ...(github ? { github } : {}),
     // One process serves this database's admin API: revocations and role changes made through it empty the
     // cache at once; the admin CLI's are seen within the cache's 2 s (token-cache.ts).
     tokenCache: new TokenCache(),

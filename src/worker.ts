@@ -18,6 +18,7 @@ import type { Hono } from "hono";
 // and drops the rest of package.json.
 import { version } from "../package.json";
 import { type CreateAppDeps, createApp } from "./app.js";
+import { githubConfigFromEnv } from "./core/github-config.js";
 import { oidcConfigFromEnv } from "./core/oidc-config.js";
 import { recordAudit } from "./db/audit.repo.js";
 import { type Database, databaseFromClient } from "./db/database.js";
@@ -59,6 +60,11 @@ export interface Env {
   REQLIX_OIDC_CLIENT_ID?: string;
   REQLIX_OIDC_CLIENT_SECRET?: string;
   REQLIX_OIDC_LABEL?: string;
+  /** Sign-in with GitHub (core/github-config.ts); the client secret as a `wrangler secret`. */
+  REQLIX_GITHUB_CLIENT_ID?: string;
+  REQLIX_GITHUB_CLIENT_SECRET?: string;
+  /** GitHub Enterprise Server's URL (default https://github.com). */
+  REQLIX_GITHUB_URL?: string;
 }
 
 /** Period of the `[[ratelimits]]` binding in wrangler.toml, in seconds (Retry-After when refused). */
@@ -135,6 +141,9 @@ export function workerDeps(env: Env): CreateAppDeps {
       `LIBSQL_URL must be a libsql://, https:// or http:// URL (a Worker cannot open files), got "${url}".`,
     );
   }
+  // Settings first: a bad one is refused before a database client exists.
+  const oidc = oidcConfigFromEnv(env as unknown as Record<string, string | undefined>);
+  const github = githubConfigFromEnv(env as unknown as Record<string, string | undefined>);
   const logger = createJsonLogger();
   const client = createClient({
     url,
@@ -153,9 +162,9 @@ export function workerDeps(env: Env): CreateAppDeps {
   // written in waitUntil). The database server orders writes itself; the embedded-file bug that needs the
   // queue (libsql-client-ts#352) does not exist over HTTP.
   const database = databaseFromClient(client, { serializeWrites: false });
-  const oidc = oidcConfigFromEnv(env as unknown as Record<string, string | undefined>);
   return {
     ...(oidc ? { oidc } : {}),
+    ...(github ? { github } : {}),
     database,
     logger,
     audit: requestScopedAuditSink(database, logger),

@@ -3,6 +3,7 @@
  * caller's AuthInfo) and the deps it reads. Everything it shows or changes goes through the hosted registry
  * (tools.ts), with the session's AuthInfo, so roles, audit and revisions apply exactly as on the MCP faces.
  */
+import type { GitHubConfig } from "../core/github-config.js";
 import type { OidcConfig } from "../core/oidc-config.js";
 import type { AppDeps, AppVariables, RateLimiter } from "../http/context.js";
 import type { FacesDeps } from "../http/faces-common.js";
@@ -34,4 +35,6 @@ export interface WebDeps extends FacesDeps, Pick<AppDeps, "trustedProxies" | "pu
   sessionTtlMs?: number;
   /** An upstream OpenID Connect provider offered on the sign-in page (REQLIX_OIDC_*: core/oidc-config.ts). */
   oidc?: OidcConfig;
+  /** Sign-in with GitHub or GitHub Enterprise Server (REQLIX_GITHUB_*: core/github-config.ts). */
+  github?: GitHubConfig;
 }

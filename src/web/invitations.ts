@@ -19,6 +19,7 @@ import { layout, notice } from "./layout.js";
 import { cookieOptions } from "./session.js";
 import { DEFAULT_SIGN_IN_LIMIT, presignOf } from "./sign-in.js";
 import { addressKey, SignInLimits } from "./sign-in-limits.js";
+import { joinButtons } from "./upstream.js";
 import { openUserSession } from "./user-session.js";
 
 export function invitationRoutes(deps: WebDeps, headers: MiddlewareHandler): Hono<WebEnv> {
@@ -58,11 +59,7 @@ ${
 }
 <button type="submit">Join ${invitation.workspaceSlug}</button>
 </form>
-${
-  deps.oidc
-    ? html`<p class="oidc-signin"><a class="button" href="/signin/oidc?invite=${encodeURIComponent(code)}">Join with ${deps.oidc.label}</a></p>`
-    : ""
-}
+${joinButtons(deps, code)}
 </section>`;
     return c.html(await layout({ title: "Invitation", body }), status as 200);
   };

@@ -8,55 +8,22 @@
  * is verified (`email_verified: true`); it never creates a user or a right. The session then acts like a
  * password session (user-session.ts).
  */
-import { type Context, Hono, type MiddlewareHandler } from "hono";
-import { html } from "hono/html";
+import { Hono, type MiddlewareHandler } from "hono";
 import * as oauth from "oauth4webapi";
-import { isDomainError } from "../core/errors.js";
 import type { OidcConfig } from "../core/oidc-config.js";
-import { acceptInvitationUpstreamOp } from "../db/account-ops.js";
-import { findUserByEmail } from "../db/credentials.repo.js";
 import type { WebDeps, WebEnv } from "./context.js";
-import { getCookie, setCookie } from "./cookies.js";
-import { type Html, layout, notice } from "./layout.js";
-import { cookieOptions } from "./session.js";
 import { safeNext } from "./sign-in.js";
-import { openUserSession } from "./user-session.js";
+import {
+  callbackUrl,
+  finishUpstreamSignIn,
+  OIDC_START,
+  refused,
+  savePending,
+  takePending,
+} from "./upstream.js";
 
 export const OIDC_COOKIE = "rqx_oidc";
-export const OIDC_START = "/signin/oidc";
 export const OIDC_CALLBACK = "/signin/oidc/callback";
-
-/** The button on the sign-in page. */
-export function oidcButton(config: OidcConfig, next: string): Html {
-  return html`<p class="oidc-signin"><a class="button" href="${OIDC_START}?next=${encodeURIComponent(next)}">Sign in with ${config.label}</a></p>`;
-}
-
-interface Pending {
-  state: string;
-  nonce: string;
-  verifier: string;
-  next: string;
-  /** The invitation code when the sign-in accepts an invitation (invitations.ts "Join with …"). */
-  invite?: string;
-}
-
-function encode(value: Pending): string {
-  return btoa(JSON.stringify(value)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-}
-
-function decode(text: string | undefined): Pending | undefined {
-  if (!text) return undefined;
-  try {
-    const value = JSON.parse(atob(text.replace(/-/g, "+").replace(/_/g, "/"))) as Pending;
-    return typeof value.state === "string" &&
-      typeof value.nonce === "string" &&
-      typeof value.verifier === "string"
-      ? { ...value, next: safeNext(value.next) }
-      : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 export function oidcRoutes(deps: WebDeps & { oidc: OidcConfig }, headers: MiddlewareHandler): Hono<WebEnv> {
   const route = new Hono<WebEnv>();
@@ -77,16 +44,11 @@ export function oidcRoutes(deps: WebDeps & { oidc: OidcConfig }, headers: Middle
     });
     return server;
   };
-  const redirectUri = (c: Context) => `${new URL(c.req.url).origin}${OIDC_CALLBACK}`;
-
-  const refused = async (c: Context<WebEnv>, message: string, status: number) => {
-    const body = html`<section class="signin"><h1>Sign-in refused</h1>${notice("error", message)}<p><a href="/signin">Back to sign-in</a></p></section>`;
-    return c.html(await layout({ title: "Sign-in refused", body }), status as 200);
-  };
+  const redirectUri = (c: Parameters<typeof callbackUrl>[0]) => callbackUrl(c, deps, OIDC_CALLBACK);
 
   route.get(OIDC_START, headers, async (c) => {
     const as = await discover();
-    const pending: Pending = {
+    const pending = {
       state: oauth.generateRandomState(),
       nonce: oauth.generateRandomNonce(),
       verifier: oauth.generateRandomCodeVerifier(),
@@ -102,14 +64,14 @@ export function oidcRoutes(deps: WebDeps & { oidc: OidcConfig }, headers: Middle
     target.searchParams.set("code_challenge_method", "S256");
     target.searchParams.set("state", pending.state);
     target.searchParams.set("nonce", pending.nonce);
-    setCookie(c, OIDC_COOKIE, encode(pending), cookieOptions(c, 10 * 60));
+    savePending(c, OIDC_COOKIE, pending);
     return c.redirect(target.href, 303);
   });
 
   route.get(OIDC_CALLBACK, headers, async (c) => {
-    const pending = decode(getCookie(c, OIDC_COOKIE));
-    setCookie(c, OIDC_COOKIE, "", cookieOptions(c, 0));
-    if (!pending) return refused(c, "This sign-in was not started here or took too long: start again.", 400);
+    const pending = takePending(c, OIDC_COOKIE);
+    if (!pending?.nonce)
+      return refused(c, "This sign-in was not started here or took too long: start again.", 400);
     const as = await discover();
     let claims: Record<string, unknown> | undefined;
     try {
@@ -150,37 +112,7 @@ export function oidcRoutes(deps: WebDeps & { oidc: OidcConfig }, headers: Middle
         403,
       );
     }
-    if (pending.invite) {
-      try {
-        const joined = await acceptInvitationUpstreamOp(deps.database, {
-          secret: pending.invite,
-          verifiedEmail: email,
-          now: (deps.clock ?? (() => new Date()))(),
-        });
-        const opened = await openUserSession(c, deps, {
-          userId: joined.userId,
-          method: "oidc",
-          next: "/",
-          workspace: joined.workspaceId,
-        });
-        return c.redirect(opened?.location ?? "/", 303);
-      } catch (error) {
-        if (!isDomainError(error)) throw error;
-        return refused(c, error.message, error.code === "forbidden" ? 403 : 409);
-      }
-    }
-    const user = await deps.database.read((ex) => findUserByEmail(ex, email));
-    const opened = user
-      ? await openUserSession(c, deps, { userId: user.id, method: "oidc", next: pending.next })
-      : undefined;
-    if (!opened) {
-      return refused(
-        c,
-        `No reqlix member has the email ${email}: ask a workspace admin for an invitation, accept it, then sign in with ${config.label}.`,
-        403,
-      );
-    }
-    return c.redirect(opened.location, 303);
+    return finishUpstreamSignIn(c, deps, { label: config.label, email, method: "oidc", pending });
   });
   return route;
 }

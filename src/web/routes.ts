@@ -10,6 +10,7 @@
 import { Hono } from "hono";
 import type { WebDeps, WebEnv } from "./context.js";
 import { requireCsrf } from "./csrf.js";
+import { githubRoutes } from "./github.js";
 import { invitationRoutes } from "./invitations.js";
 import { oidcRoutes } from "./oidc.js";
 import { type Pages, pageRoutes } from "./page.js";
@@ -70,6 +71,7 @@ export function webRoutes(deps: WebDeps): Hono<WebEnv> {
   web.route("/", signInRoutes(deps, headers));
   web.route("/", invitationRoutes(deps, headers));
   if (deps.oidc) web.route("/", oidcRoutes({ ...deps, oidc: deps.oidc }, headers));
+  if (deps.github) web.route("/", githubRoutes({ ...deps, github: deps.github }, headers));
   const clock = deps.clock ?? (() => new Date());
   const guards = [headers, requireSession({ database: deps.database, clock }), requireCsrf()];
   const registry = pageRoutes(web, deps, guards);

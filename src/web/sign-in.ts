@@ -19,7 +19,6 @@ import type { WebDeps, WebEnv } from "./context.js";
 import { getCookie, setCookie } from "./cookies.js";
 import { CSRF_FIELD, formOf, PRESIGN_COOKIE, sameSecret } from "./csrf.js";
 import { type Html, layout, notice } from "./layout.js";
-import { oidcButton } from "./oidc.js";
 import {
   closeSession,
   cookieOptions,
@@ -29,6 +28,7 @@ import {
   resolveSession,
 } from "./session.js";
 import { accountKey, addressKey, SignInLimits } from "./sign-in-limits.js";
+import { signInButtons } from "./upstream.js";
 import { openUserSession } from "./user-session.js";
 
 /** Sign-in attempts per minute per address when the app is given no limiter of its own. */
@@ -107,7 +107,7 @@ export function signInRoutes(deps: WebDeps, headers: MiddlewareHandler): Hono<We
     extra: { error?: string; login?: string } = {},
     status = 200,
   ) => {
-    const methods = deps.oidc ? [oidcButton(deps.oidc, next)] : [];
+    const methods = signInButtons(deps, next);
     const body = signInPage({ csrf: presignOf(c), next, methods, ...extra });
     return c.html(await layout({ title: "Sign in", body }), status as 200);
   };

@@ -82,6 +82,28 @@ describe("npm start refuses, in one line, to start with", () => {
     expect(existsSync(file)).toBe(false);
   });
 
+  it("a partial or bad REQLIX_GITHUB_* setting, naming the variable and never the secret (exit 2)", async () => {
+    const file = join(tempDir(), "data", "reqlix.db");
+    const secret = "gh-secret-never-printed";
+    const partial = spawnNode({ REQLIX_GITHUB_CLIENT_SECRET: secret, REQLIX_DB_URL: `file:${file}` });
+    const line = await expectRefused(
+      partial,
+      /^reqlix: Sign-in with GitHub needs REQLIX_GITHUB_CLIENT_ID/,
+      2,
+    );
+    expect(line).not.toContain(secret);
+    const badUrl = spawnNode({
+      REQLIX_GITHUB_CLIENT_ID: "Iv1.abc",
+      REQLIX_GITHUB_CLIENT_SECRET: secret,
+      REQLIX_GITHUB_URL: "http://github.example.com",
+      REQLIX_DB_URL: `file:${file}`,
+    });
+    expect(await expectRefused(badUrl, /^reqlix: REQLIX_GITHUB_URL must be https:\/\//, 2)).not.toContain(
+      secret,
+    );
+    expect(existsSync(file)).toBe(false);
+  });
+
   it("a database folder that cannot be created (its parent is a file)", async () => {
     const dir = tempDir();
     writeFileSync(join(dir, "file.txt"), "not a folder");

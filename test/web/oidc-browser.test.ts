@@ -8,9 +8,9 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import Provider from "oidc-provider";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { acceptInvitationOp, inviteOp } from "../../src/db/account-ops.js";
 import type { HostedServer } from "../helpers/hosted.js";
 import { launchBrowser, seriousViolations, type WebBrowser, type WebPage } from "./browser.js";
+import { accountCounts, invitedMember, inviteLink } from "./upstream-helpers.js";
 import { startWebServer, WebClient } from "./web-client.js";
 
 let provider: Server;
@@ -60,20 +60,7 @@ beforeAll(async () => {
   });
   provider.on("request", op.callback());
   // olga is a member (she accepted an invitation, which recorded her email).
-  const invite = await inviteOp(
-    server.database,
-    { actor: { kind: "cli" }, now: new Date() },
-    {
-      email: "olga@example.com",
-      role: "editor",
-    },
-  );
-  await acceptInvitationOp(server.database, {
-    secret: new URL(invite.path, server.url).searchParams.get("code") as string,
-    username: "olga",
-    password: "olga's own password",
-    now: new Date(),
-  });
+  await invitedMember(server, { email: "olga@example.com", username: "olga", role: "editor" });
   browser = await launchBrowser();
 }, 120_000);
 
@@ -113,7 +100,7 @@ describe("upstream OpenID Connect sign-in in Chromium", () => {
   }, 120_000);
 
   it("an unverified email or an email of no member is refused, and creates nobody", async () => {
-    const before = await server.database.client.execute("SELECT count(*) AS n FROM users");
+    const before = await accountCounts(server);
     for (const login of ["mallory", "stranger"]) {
       const page = await browser.newPage();
       await upstreamSignIn(page, login);
@@ -125,21 +112,13 @@ describe("upstream OpenID Connect sign-in in Chromium", () => {
       await page.goto(`${server.url}/`);
       expect(new URL(page.url()).pathname).toBe("/signin");
     }
-    const after = await server.database.client.execute("SELECT count(*) AS n FROM users");
-    expect(after.rows[0]?.n).toBe(before.rows[0]?.n);
+    expect(await accountCounts(server)).toEqual(before);
   }, 120_000);
 
   it("an invitation accepted with the provider: a new member with the invited role and the verified email", async () => {
-    const invite = await inviteOp(
-      server.database,
-      { actor: { kind: "cli" }, now: new Date() },
-      {
-        email: "someone-else@example.com",
-        role: "viewer",
-      },
-    );
+    const invitePath = await inviteLink(server, "someone-else@example.com", "viewer");
     const page = await browser.newPage();
-    await page.goto(`${server.url}${invite.path}`);
+    await page.goto(`${server.url}${invitePath}`);
     await upstreamSignIn(page, "newbie", "/", "Join with Test IdP");
     expect(new URL(page.url()).pathname).toBe("/");
     expect(await page.textContent("header .who")).toContain("Newbie");
@@ -152,7 +131,7 @@ describe("upstream OpenID Connect sign-in in Chromium", () => {
     ]);
     // Used up: a second acceptance is refused.
     const again = await browser.newPage();
-    await again.goto(`${server.url}${invite.path}`);
+    await again.goto(`${server.url}${invitePath}`);
     expect(await again.textContent("main")).toContain("already used");
     // Later, the provider alone signs her in.
     const later = await browser.newPage();

@@ -192,7 +192,7 @@ export const ROUTE_CASES: RouteCase[] = [
 /**
  * Routes outside the table on purpose: sign-in and sign-out (tested in session.test.ts), invitations
  * (reached without a session: invitations.test.ts), the upstream provider's start and callback
- * (oidc-browser.test.ts), static files.
+ * (oidc-browser.test.ts, github-browser.test.ts), static files.
  */
 export const ROUTES_WITHOUT_SESSION = [
   "GET /signin",
@@ -202,5 +202,7 @@ export const ROUTES_WITHOUT_SESSION = [
   "POST /invite",
   "GET /signin/oidc",
   "GET /signin/oidc/callback",
+  "GET /signin/github",
+  "GET /signin/github/callback",
   "GET /assets/*",
 ];

@@ -124,12 +124,20 @@ describe("web routes × roles (generated from routes-table.ts)", () => {
       database: server.database,
       logger: createJsonLogger({ write: () => {} }),
       assets: nodeAssets(),
-      // With an upstream provider configured, so its two routes are registered too (nothing is fetched yet).
+      // With both upstream providers configured, so their routes are registered too (nothing is fetched yet).
       oidc: {
         issuer: "https://idp.example.com",
         clientId: "reqlix",
         clientSecret: "secret",
         label: "IdP",
+        allowHttp: false,
+      },
+      github: {
+        clientId: "reqlix",
+        clientSecret: "secret",
+        baseUrl: "https://github.com",
+        apiUrl: "https://api.github.com",
+        label: "GitHub",
         allowHttp: false,
       },
     })

@@ -74,4 +74,28 @@ describe("worker bindings", () => {
       await Promise.all([plain, byDefault, bound].map((d) => d.database.close()));
     }
   });
+
+  it("reads the upstream providers from its bindings: GitHub Enterprise Server and an OpenID issuer at once", async () => {
+    const deps = workerDeps({
+      LIBSQL_URL: "http://127.0.0.1:1",
+      REQLIX_GITHUB_CLIENT_ID: "Iv1.abc",
+      REQLIX_GITHUB_CLIENT_SECRET: "gh-secret",
+      REQLIX_GITHUB_URL: "https://github.example.com",
+      REQLIX_OIDC_ISSUER: "https://accounts.google.com",
+      REQLIX_OIDC_CLIENT_ID: "reqlix.apps.googleusercontent.com",
+      REQLIX_OIDC_CLIENT_SECRET: "google-secret",
+    });
+    try {
+      expect(deps.github).toMatchObject({ apiUrl: "https://github.example.com/api/v3", clientId: "Iv1.abc" });
+      expect(deps.oidc).toMatchObject({
+        issuer: "https://accounts.google.com",
+        label: "accounts.google.com",
+      });
+    } finally {
+      await deps.database.close();
+    }
+    expect(() =>
+      workerDeps({ LIBSQL_URL: "http://127.0.0.1:1", REQLIX_GITHUB_CLIENT_SECRET: "gh-secret" }),
+    ).toThrow(/needs REQLIX_GITHUB_CLIENT_ID/);
+  });
 });

@@ -151,11 +151,6 @@ async function main(): Promise<void> {
     tokenCache: new TokenCache(),
   });
   http.serve((request, env) => app.fetch(request, env));
-  const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
-  process.stdout.write(
-    `reqlix ${version} listening on http://${host}:${address.port} (database ${shownUrl})\n`,
-  );
-
   let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) return;
@@ -175,8 +170,14 @@ async function main(): Promise<void> {
       fail(`error while closing: ${err instanceof Error ? err.message : String(err)}`);
     }
   };
+  // Before the line that tells a supervisor the server is up: a SIGTERM sent on reading it must find the
+  // handler installed, not the default action (which kills the process without draining).
   process.on("SIGINT", () => void shutdown("SIGINT"));
   process.on("SIGTERM", () => void shutdown("SIGTERM"));
+  const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
+  process.stdout.write(
+    `reqlix ${version} listening on http://${host}:${address.port} (database ${shownUrl})\n`,
+  );
 }
 
 main().catch((err) => {

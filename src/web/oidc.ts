@@ -8,7 +8,7 @@
  * is verified (`email_verified: true`); it never creates a user or a right. The session then acts like a
  * password session (user-session.ts).
  */
-import { Hono, type MiddlewareHandler } from "hono";
+import { type Context, Hono, type MiddlewareHandler } from "hono";
 import * as oauth from "oauth4webapi";
 import type { OidcConfig } from "../core/oidc-config.js";
 import type { WebDeps, WebEnv } from "./context.js";
@@ -46,8 +46,23 @@ export function oidcRoutes(deps: WebDeps & { oidc: OidcConfig }, headers: Middle
   };
   const redirectUri = (c: Parameters<typeof callbackUrl>[0]) => callbackUrl(c, deps, OIDC_CALLBACK);
 
+  /** The provider's metadata, or the page saying it cannot be reached (logged for the operator). */
+  const discoverOr502 = async (c: Context<WebEnv>) => {
+    try {
+      return await discover();
+    } catch (error) {
+      deps.logger.log("warn", "upstream sign-in provider unreachable", {
+        requestId: c.get("requestId"),
+        provider: "oidc",
+        error: error instanceof Error ? error.message : String(error),
+      });
+      return refused(c, `${config.label} could not be reached or failed: try again in a moment.`, 502);
+    }
+  };
+
   route.get(OIDC_START, headers, async (c) => {
-    const as = await discover();
+    const as = await discoverOr502(c);
+    if (as instanceof Response) return as;
     const pending = {
       state: oauth.generateRandomState(),
       nonce: oauth.generateRandomNonce(),
@@ -72,7 +87,8 @@ export function oidcRoutes(deps: WebDeps & { oidc: OidcConfig }, headers: Middle
     const pending = takePending(c, OIDC_COOKIE);
     if (!pending?.nonce)
       return refused(c, "This sign-in was not started here or took too long: start again.", 400);
-    const as = await discover();
+    const as = await discoverOr502(c);
+    if (as instanceof Response) return as;
     let claims: Record<string, unknown> | undefined;
     try {
       const params = oauth.validateAuthResponse(as, client, new URL(c.req.url), pending.state);

@@ -6,93 +6,19 @@
  * Used by bench/reqif.ts (case d).
  */
 import { spawn, spawnSync } from "node:child_process";
-import { createWriteStream, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { EpicDoc, RequirementDoc, UserStoryDoc } from "../src/core/interchange/document.js";
-import type { ExportSource } from "../src/core/interchange/formats.js";
-import { exportReqif } from "../src/core/interchange/reqif/reqif-write.js";
+import {
+  MB_PER_EPIC,
+  REQUIREMENTS_PER_STORY,
+  residentOf,
+  STORIES_PER_EPIC,
+  samplePeak,
+  writeReqif,
+} from "../test/helpers/reqif-memory.js";
 
-const STORIES_PER_EPIC = 20;
-const REQUIREMENTS_PER_STORY = 50;
-/** ≈ 2.2 MB of ReqIF per epic with this text. */
-const MB_PER_EPIC = 2.2;
-const TEXT =
-  "The system shall keep every value it was sent, exactly, and say what was wrong otherwise. ".repeat(5);
-const num = (n: number) => String(n).padStart(3, "0");
-
-/** A workspace of `epics` epics (20 stories of 50 requirements each, a link per 10), generated as read. */
-function syntheticSource(epics: number): ExportSource {
-  const at = "2026-11-25T10:00:00.000Z";
-  async function* none<T>(): AsyncIterable<T> {}
-  const total = epics * STORIES_PER_EPIC * REQUIREMENTS_PER_STORY;
-  return {
-    header: {
-      exported_at: at,
-      workspace: { slug: "big", name: "Big" },
-      scope: { kind: "workspace" },
-      requirement_types: [{ name: "Functional", description: "" }],
-      relationship_types: [{ name: "depends_on", description: "" }],
-    },
-    async *epics() {
-      for (let e = 1; e <= epics; e++)
-        yield {
-          reference_id: `EP-${num(e)}`,
-          title: `Epic ${e}`,
-          description: TEXT,
-          status: "Draft",
-          priority: 2,
-        } as EpicDoc;
-    },
-    async *userStories() {
-      for (let n = 1; n <= epics * STORIES_PER_EPIC; n++)
-        yield {
-          reference_id: `US-${num(n)}`,
-          epic: `EP-${num(Math.ceil(n / STORIES_PER_EPIC))}`,
-          title: `Story ${n}`,
-          description: TEXT,
-          status: "Draft",
-          priority: 3,
-        } as UserStoryDoc;
-    },
-    async *requirements() {
-      for (let n = 1; n <= total; n++)
-        yield {
-          reference_id: `REQ-${num(n)}`,
-          user_story: `US-${num(Math.ceil(n / REQUIREMENTS_PER_STORY))}`,
-          title: `Requirement ${n}`,
-          description: `${TEXT}\n${n}`,
-          type: "Functional",
-          status: "Draft",
-          priority: 1 + (n % 4),
-        } as RequirementDoc;
-    },
-    async *relationships() {
-      for (let n = 2; n <= total; n += 10)
-        yield { source: `REQ-${num(n)}`, target: `REQ-${num(n - 1)}`, type: "depends_on" };
-    },
-    criteriaOf: () => none(),
-    userStoriesOf: () => none(),
-    requirementsOf: () => none(),
-    acceptanceCriteria: () => none(),
-    comments: () => none(),
-  };
-}
-
-export async function writeReqif(path: string, epics: number): Promise<void> {
-  const out = createWriteStream(path);
-  await exportReqif(syntheticSource(epics), {
-    write: (chunk) => new Promise<void>((ok, fail) => out.write(chunk, (err) => (err ? fail(err) : ok()))),
-  });
-  await new Promise<void>((ok) => out.end(ok));
-}
-
-/** The process's resident set, and its anonymous part (heap, native allocations; not mapped file pages). */
-function rssOf(pid: number): { rss: number; anon: number } {
-  const status = readFileSync(`/proc/${pid}/status`, "utf8");
-  const kb = (name: string) => Number(new RegExp(`${name}:\\s+(\\d+) kB`).exec(status)?.[1] ?? 0) * 1024;
-  return { rss: kb("VmRSS"), anon: kb("RssAnon") };
-}
+export { writeReqif };
 
 export interface ServerImportMemory {
   fileBytes: number;
@@ -154,14 +80,16 @@ export async function measureServerImport(mb: number): Promise<ServerImportMemor
       const health = await fetch(`${url}/healthz`);
       await health.text();
       await new Promise((r) => setTimeout(r, 1000));
-      const idle = rssOf(pid);
-      const peak = { ...idle };
-      const sample = () => {
-        const now = rssOf(pid);
-        peak.rss = Math.max(peak.rss, now.rss);
-        peak.anon = Math.max(peak.anon, now.anon);
-      };
-      const sampler = setInterval(sample, 25);
+      const idle = residentOf(pid);
+      const sampler = samplePeak(pid);
+      const timeline: string[] = [];
+      const t00 = performance.now();
+      const tick = setInterval(() => {
+        const r = residentOf(pid);
+        timeline.push(
+          `${((performance.now() - t00) / 1000).toFixed(0)}s +${((r.rss - idle.rss) / 1048576).toFixed(0)}`,
+        );
+      }, 1000);
       const body = readFileSync(file);
       const t0 = performance.now();
       const res = await fetch(`${url}/api/v1/import?format=reqif&dry_run=false`, {
@@ -178,8 +106,9 @@ export async function measureServerImport(mb: number): Promise<ServerImportMemor
         throw new Error(`import: ${res.status} ${answer.slice(0, 500)}\nserver output:\n${out.slice(-2000)}`);
       const report = JSON.parse(answer) as { counts?: { create: number } };
       const ms = performance.now() - t0;
-      clearInterval(sampler);
-      sample();
+      const peak = sampler.stop();
+      clearInterval(tick);
+      if (process.env.TIMELINE) console.log(timeline.join(" "));
       if (res.status !== 200)
         throw new Error(`import: ${res.status} ${JSON.stringify(report).slice(0, 500)}`);
       return {

@@ -6,8 +6,8 @@
  * Used by bench/reqif.ts (case d).
  */
 import { spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import {
   MB_PER_EPIC,
@@ -31,6 +31,8 @@ export interface ServerImportMemory {
   /** The same for anonymous memory only (mapped database pages excluded). */
   anonGrowth: number;
   ms: number;
+  /** Growth over idle, once a second: `12s +62` (MB). */
+  timeline: string[];
 }
 
 /** Generates the file, starts the server, imports, reports; everything it made is removed. */
@@ -108,7 +110,6 @@ export async function measureServerImport(mb: number): Promise<ServerImportMemor
       const ms = performance.now() - t0;
       const peak = sampler.stop();
       clearInterval(tick);
-      if (process.env.TIMELINE) console.log(timeline.join(" "));
       if (res.status !== 200)
         throw new Error(`import: ${res.status} ${JSON.stringify(report).slice(0, 500)}`);
       return {
@@ -120,6 +121,7 @@ export async function measureServerImport(mb: number): Promise<ServerImportMemor
         growth: peak.rss - idle.rss,
         anonGrowth: peak.anon - idle.anon,
         ms,
+        timeline,
       };
     } finally {
       server.kill("SIGTERM");
@@ -132,9 +134,30 @@ export async function measureServerImport(mb: number): Promise<ServerImportMemor
 
 if (import.meta.main || process.argv[1]?.endsWith("reqif-server-memory.ts")) {
   const mbArg = process.argv.indexOf("--mb");
-  const r = await measureServerImport(mbArg === -1 ? 100 : Number(process.argv[mbArg + 1]));
+  const mb = mbArg === -1 ? 100 : Number(process.argv[mbArg + 1]);
+  const r = await measureServerImport(mb);
   const MB = 1024 * 1024;
-  console.log(
-    `${(r.fileBytes / MB).toFixed(1)} MB, ${r.requirements} requirements, ${r.created} created in ${Math.round(r.ms)} ms: idle ${(r.idleRss / MB).toFixed(0)} MB, peak ${(r.peakRss / MB).toFixed(0)} MB, growth ${(r.growth / MB).toFixed(0)} MB (anonymous ${(r.anonGrowth / MB).toFixed(0)} MB)`,
-  );
+  const line = `${(r.fileBytes / MB).toFixed(1)} MB, ${r.requirements} requirements, ${r.created} created in ${Math.round(r.ms)} ms: idle ${(r.idleRss / MB).toFixed(0)} MB, peak ${(r.peakRss / MB).toFixed(0)} MB, growth ${(r.growth / MB).toFixed(0)} MB (anonymous ${(r.anonGrowth / MB).toFixed(0)} MB)`;
+  console.log(line);
+  if (mb === 100) {
+    const load = Math.round((loadavg()[0] ?? 0) * 100) / 100;
+    const growthMb = Math.round(r.growth / MB);
+    const md = `# ReqIF import of a 100 MB file: server memory
+
+Run ${new Date().toISOString()} on Node ${process.version} (1-minute load average ${load}): the \`npm start\` bundle in its own process, POST /api/v1/import?format=reqif&dry_run=false of a generated file, resident set sampled every 25 ms from outside over the idle server's.
+
+${line}
+
+Target: growth < 200 MB — ${growthMb < 200 ? "met" : "NOT met"} (${growthMb} MB).
+
+Growth over idle, once a second (MB): ${r.timeline.join(" ")}
+`;
+    mkdirSync(join(import.meta.dirname, "results"), { recursive: true });
+    const { timeline: _t, ...figures } = r;
+    writeFileSync(
+      join(import.meta.dirname, "results", "reqif-server-memory.json"),
+      `${JSON.stringify({ date: new Date().toISOString(), node: process.version, load_average_1m: load, ...figures, growth_mb: growthMb, target_mb: 200, pass: growthMb < 200 }, null, 2)}\n`,
+    );
+    writeFileSync(join(import.meta.dirname, "results", "reqif-server-memory.md"), md);
+  }
 }

@@ -4,10 +4,10 @@
  * insert, the row read back), most of its time spent building and parsing SQL.
  *
  * `BulkCreator` collects consecutive creates of one kind and writes them with one
- * `INSERT … SELECT … FROM json_each(?) … RETURNING` per `ROWS` items: the SQL text is the same for any
+ * `INSERT … SELECT … FROM json_each(?) … RETURNING id` per `ROWS` items: the SQL text is the same for any
  * batch (parsed once per batch, not built per row), the search index is filled by the tables' triggers as
- * for any insert, and the revision of each row is recorded from what the insert returned — no row is read
- * back. The checks of the create functions hold the same way, per batch:
+ * for any insert, and the revision of each row is recorded from the row as sent and the id the insert
+ * returns — no row is read back. The checks of the create functions hold the same way, per batch:
  *
  * - parents, types, assignees and usernames come from maps read once per import and extended with the rows
  *   this import creates; a name the maps lack goes to the repository's own lookup, which finds it or throws
@@ -387,7 +387,7 @@ export class BulkCreator {
     for (const r of rows) this.usernames.set(r.id, r.username);
   }
 
-  /** Each row's revision, from the row the insert returned, as the tools show the entity. */
+  /** Each row's revision, from the row as stored (sent, with its returned id), as the tools show the entity. */
   private async recordRevisions(kind: BulkKind, batch: BulkCreate[], inserted: Inserted[]): Promise<void> {
     await this.usernamesOf(inserted.flatMap((r) => [r.creator_id, r.assignee_id]));
     const name = (id: number | null) => (id === null ? null : (this.usernames.get(id) ?? null));

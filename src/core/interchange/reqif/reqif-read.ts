@@ -208,7 +208,7 @@ export function reqifToDocument(
 
   const epicFromSpecification = (spec: RawSpecification) =>
     addEpic(`spec:${spec.id}`, () => {
-      const { fields, c } = common(prepareObject(spec, content));
+      const { c } = common(prepareObject(spec, content));
       return entity(c, {
         title: c.title === spec.id && spec.longName ? spec.longName : c.title,
         external_id: spec.id,

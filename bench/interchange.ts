@@ -121,6 +121,12 @@ const server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" });
 await new Promise<void>((r) => (server.listening ? r() : server.once("listening", () => r())));
 const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
+/** CPU time (user + system) of this process — server and client — since `start`: what load does not inflate. */
+const cpuMsSince = (start: NodeJS.CpuUsage) => {
+  const d = process.cpuUsage(start);
+  return (d.user + d.system) / 1000;
+};
+
 /** Streams GET /api/v1/export, counting bytes, sampling this process's RSS while it runs. */
 async function exportOnce(format: string, keep = false) {
   global.gc?.();
@@ -129,6 +135,7 @@ async function exportOnce(format: string, keep = false) {
   const sampler = setInterval(() => {
     peak = Math.max(peak, process.memoryUsage().rss);
   }, 20);
+  const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   const res = await fetch(`${base}/api/v1/export?format=${format}`, {
     headers: { authorization: `Bearer ${ownerToken}` },
@@ -144,9 +151,11 @@ async function exportOnce(format: string, keep = false) {
     if (keep) chunks.push(value);
   }
   const ms = performance.now() - t0;
+  const cpuMs = cpuMsSince(cpu0);
   clearInterval(sampler);
   return {
     ms,
+    cpuMs,
     bytes,
     rssGrowthMb: (peak - rss0) / 1024 / 1024,
     body: keep ? Buffer.concat(chunks) : undefined,
@@ -193,6 +202,7 @@ async function importOnce() {
   const sampler = setInterval(() => {
     peak = Math.max(peak, process.memoryUsage().rss);
   }, 50);
+  const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   const imported = await fetch(`${base}/api/v1/import?format=json&dry_run=false`, {
     method: "POST",
@@ -204,11 +214,12 @@ async function importOnce() {
     body: new Uint8Array(file),
   });
   const ms = performance.now() - t0;
+  const cpuMs = cpuMsSince(cpu0);
   clearInterval(sampler);
   const answer = (await imported.json()) as { counts?: { create: number } };
   if (imported.status !== 200)
     throw new Error(`import: ${imported.status} ${JSON.stringify(answer).slice(0, 500)}`);
-  return { ms, created: answer.counts?.create ?? 0, rssGrowthMb: (peak - rss0) / 1024 / 1024 };
+  return { ms, cpuMs, created: answer.counts?.create ?? 0, rssGrowthMb: (peak - rss0) / 1024 / 1024 };
 }
 const imp = SKIP_IMPORT ? undefined : await importOnce();
 
@@ -237,6 +248,11 @@ const summary = {
   baseline_select_median_ms: Math.round(baseline),
   export_over_baseline: Math.round((jsonMs / baseline) * 100) / 100,
   import_ms: imp ? Math.round(imp.ms) : null,
+  json_export_cpu_median_ms: Math.round(median(jsonRuns.map((r) => r.cpuMs))),
+  import_cpu_ms: imp ? Math.round(imp.cpuMs) : null,
+  import_over_export_cpu: imp
+    ? Math.round((imp.cpuMs / median(jsonRuns.map((r) => r.cpuMs))) * 100) / 100
+    : null,
   import_created: imp?.created ?? null,
   import_rss_growth_mb: imp ? Math.round(imp.rssGrowthMb) : null,
   import_over_export: imp ? Math.round((imp.ms / jsonMs) * 100) / 100 : null,
@@ -255,7 +271,7 @@ Run ${summary.date} on Node ${summary.node} (1-minute load average ${summary.loa
 | baseline: bare SELECT + JSON.stringify | ${summary.baseline_select_median_ms} | | | |
 | JSON import (same file, ${summary.import_created ?? "—"} created) | ${summary.import_ms ?? "not run (--skip-import)"} | ≤ 3× export (${3 * summary.json_export_median_ms}) | ${summary.import_rss_growth_mb ?? "—"} | ${summary.import_pass === null ? "—" : summary.import_pass ? "met" : "NOT met"}${summary.import_over_export === null ? "" : ` (${summary.import_over_export}×)`} |
 
-Export / baseline: ${summary.export_over_baseline}×.
+Export / baseline: ${summary.export_over_baseline}×. CPU time of the process (user + system, what load does not inflate): JSON export ${summary.json_export_cpu_median_ms} ms, import ${summary.import_cpu_ms ?? "—"} ms${summary.import_over_export_cpu === null ? "" : ` = ${summary.import_over_export_cpu}× its export`}.
 `;
 console.log(md);
 mkdirSync(join(import.meta.dirname, "results"), { recursive: true });

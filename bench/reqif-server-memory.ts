@@ -6,93 +6,19 @@
  * Used by bench/reqif.ts (case d).
  */
 import { spawn, spawnSync } from "node:child_process";
-import { createWriteStream, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import type { EpicDoc, RequirementDoc, UserStoryDoc } from "../src/core/interchange/document.js";
-import type { ExportSource } from "../src/core/interchange/formats.js";
-import { exportReqif } from "../src/core/interchange/reqif/reqif-write.js";
+import {
+  MB_PER_EPIC,
+  REQUIREMENTS_PER_STORY,
+  residentOf,
+  STORIES_PER_EPIC,
+  samplePeak,
+  writeReqif,
+} from "../test/helpers/reqif-memory.js";
 
-const STORIES_PER_EPIC = 20;
-const REQUIREMENTS_PER_STORY = 50;
-/** ≈ 2.2 MB of ReqIF per epic with this text. */
-const MB_PER_EPIC = 2.2;
-const TEXT =
-  "The system shall keep every value it was sent, exactly, and say what was wrong otherwise. ".repeat(5);
-const num = (n: number) => String(n).padStart(3, "0");
-
-/** A workspace of `epics` epics (20 stories of 50 requirements each, a link per 10), generated as read. */
-function syntheticSource(epics: number): ExportSource {
-  const at = "2026-11-25T10:00:00.000Z";
-  async function* none<T>(): AsyncIterable<T> {}
-  const total = epics * STORIES_PER_EPIC * REQUIREMENTS_PER_STORY;
-  return {
-    header: {
-      exported_at: at,
-      workspace: { slug: "big", name: "Big" },
-      scope: { kind: "workspace" },
-      requirement_types: [{ name: "Functional", description: "" }],
-      relationship_types: [{ name: "depends_on", description: "" }],
-    },
-    async *epics() {
-      for (let e = 1; e <= epics; e++)
-        yield {
-          reference_id: `EP-${num(e)}`,
-          title: `Epic ${e}`,
-          description: TEXT,
-          status: "Draft",
-          priority: 2,
-        } as EpicDoc;
-    },
-    async *userStories() {
-      for (let n = 1; n <= epics * STORIES_PER_EPIC; n++)
-        yield {
-          reference_id: `US-${num(n)}`,
-          epic: `EP-${num(Math.ceil(n / STORIES_PER_EPIC))}`,
-          title: `Story ${n}`,
-          description: TEXT,
-          status: "Draft",
-          priority: 3,
-        } as UserStoryDoc;
-    },
-    async *requirements() {
-      for (let n = 1; n <= total; n++)
-        yield {
-          reference_id: `REQ-${num(n)}`,
-          user_story: `US-${num(Math.ceil(n / REQUIREMENTS_PER_STORY))}`,
-          title: `Requirement ${n}`,
-          description: `${TEXT}\n${n}`,
-          type: "Functional",
-          status: "Draft",
-          priority: 1 + (n % 4),
-        } as RequirementDoc;
-    },
-    async *relationships() {
-      for (let n = 2; n <= total; n += 10)
-        yield { source: `REQ-${num(n)}`, target: `REQ-${num(n - 1)}`, type: "depends_on" };
-    },
-    criteriaOf: () => none(),
-    userStoriesOf: () => none(),
-    requirementsOf: () => none(),
-    acceptanceCriteria: () => none(),
-    comments: () => none(),
-  };
-}
-
-export async function writeReqif(path: string, epics: number): Promise<void> {
-  const out = createWriteStream(path);
-  await exportReqif(syntheticSource(epics), {
-    write: (chunk) => new Promise<void>((ok, fail) => out.write(chunk, (err) => (err ? fail(err) : ok()))),
-  });
-  await new Promise<void>((ok) => out.end(ok));
-}
-
-/** The process's resident set, and its anonymous part (heap, native allocations; not mapped file pages). */
-function rssOf(pid: number): { rss: number; anon: number } {
-  const status = readFileSync(`/proc/${pid}/status`, "utf8");
-  const kb = (name: string) => Number(new RegExp(`${name}:\\s+(\\d+) kB`).exec(status)?.[1] ?? 0) * 1024;
-  return { rss: kb("VmRSS"), anon: kb("RssAnon") };
-}
+export { writeReqif };
 
 export interface ServerImportMemory {
   fileBytes: number;
@@ -105,6 +31,8 @@ export interface ServerImportMemory {
   /** The same for anonymous memory only (mapped database pages excluded). */
   anonGrowth: number;
   ms: number;
+  /** Growth over idle, once a second: `12s +62` (MB). */
+  timeline: string[];
 }
 
 /** Generates the file, starts the server, imports, reports; everything it made is removed. */
@@ -154,14 +82,16 @@ export async function measureServerImport(mb: number): Promise<ServerImportMemor
       const health = await fetch(`${url}/healthz`);
       await health.text();
       await new Promise((r) => setTimeout(r, 1000));
-      const idle = rssOf(pid);
-      const peak = { ...idle };
-      const sample = () => {
-        const now = rssOf(pid);
-        peak.rss = Math.max(peak.rss, now.rss);
-        peak.anon = Math.max(peak.anon, now.anon);
-      };
-      const sampler = setInterval(sample, 25);
+      const idle = residentOf(pid);
+      const sampler = samplePeak(pid);
+      const timeline: string[] = [];
+      const t00 = performance.now();
+      const tick = setInterval(() => {
+        const r = residentOf(pid);
+        timeline.push(
+          `${((performance.now() - t00) / 1000).toFixed(0)}s +${((r.rss - idle.rss) / 1048576).toFixed(0)}`,
+        );
+      }, 1000);
       const body = readFileSync(file);
       const t0 = performance.now();
       const res = await fetch(`${url}/api/v1/import?format=reqif&dry_run=false`, {
@@ -178,8 +108,8 @@ export async function measureServerImport(mb: number): Promise<ServerImportMemor
         throw new Error(`import: ${res.status} ${answer.slice(0, 500)}\nserver output:\n${out.slice(-2000)}`);
       const report = JSON.parse(answer) as { counts?: { create: number } };
       const ms = performance.now() - t0;
-      clearInterval(sampler);
-      sample();
+      const peak = sampler.stop();
+      clearInterval(tick);
       if (res.status !== 200)
         throw new Error(`import: ${res.status} ${JSON.stringify(report).slice(0, 500)}`);
       return {
@@ -191,6 +121,7 @@ export async function measureServerImport(mb: number): Promise<ServerImportMemor
         growth: peak.rss - idle.rss,
         anonGrowth: peak.anon - idle.anon,
         ms,
+        timeline,
       };
     } finally {
       server.kill("SIGTERM");
@@ -203,9 +134,30 @@ export async function measureServerImport(mb: number): Promise<ServerImportMemor
 
 if (import.meta.main || process.argv[1]?.endsWith("reqif-server-memory.ts")) {
   const mbArg = process.argv.indexOf("--mb");
-  const r = await measureServerImport(mbArg === -1 ? 100 : Number(process.argv[mbArg + 1]));
+  const mb = mbArg === -1 ? 100 : Number(process.argv[mbArg + 1]);
+  const r = await measureServerImport(mb);
   const MB = 1024 * 1024;
-  console.log(
-    `${(r.fileBytes / MB).toFixed(1)} MB, ${r.requirements} requirements, ${r.created} created in ${Math.round(r.ms)} ms: idle ${(r.idleRss / MB).toFixed(0)} MB, peak ${(r.peakRss / MB).toFixed(0)} MB, growth ${(r.growth / MB).toFixed(0)} MB (anonymous ${(r.anonGrowth / MB).toFixed(0)} MB)`,
-  );
+  const line = `${(r.fileBytes / MB).toFixed(1)} MB, ${r.requirements} requirements, ${r.created} created in ${Math.round(r.ms)} ms: idle ${(r.idleRss / MB).toFixed(0)} MB, peak ${(r.peakRss / MB).toFixed(0)} MB, growth ${(r.growth / MB).toFixed(0)} MB (anonymous ${(r.anonGrowth / MB).toFixed(0)} MB)`;
+  console.log(line);
+  if (mb === 100) {
+    const load = Math.round((loadavg()[0] ?? 0) * 100) / 100;
+    const growthMb = Math.round(r.growth / MB);
+    const md = `# ReqIF import of a 100 MB file: server memory
+
+Run ${new Date().toISOString()} on Node ${process.version} (1-minute load average ${load}): the \`npm start\` bundle in its own process, POST /api/v1/import?format=reqif&dry_run=false of a generated file, resident set sampled every 25 ms from outside over the idle server's.
+
+${line}
+
+Target: growth < 200 MB — ${growthMb < 200 ? "met" : "NOT met"} (${growthMb} MB).
+
+Growth over idle, once a second (MB): ${r.timeline.join(" ")}
+`;
+    mkdirSync(join(import.meta.dirname, "results"), { recursive: true });
+    const { timeline: _t, ...figures } = r;
+    writeFileSync(
+      join(import.meta.dirname, "results", "reqif-server-memory.json"),
+      `${JSON.stringify({ date: new Date().toISOString(), node: process.version, load_average_1m: load, ...figures, growth_mb: growthMb, target_mb: 200, pass: growthMb < 200 }, null, 2)}\n`,
+    );
+    writeFileSync(join(import.meta.dirname, "results", "reqif-server-memory.md"), md);
+  }
 }

@@ -4,10 +4,10 @@
  * insert, the row read back), most of its time spent building and parsing SQL.
  *
  * `BulkCreator` collects consecutive creates of one kind and writes them with one
- * `INSERT … SELECT … FROM json_each(?) … RETURNING` per `ROWS` items: the SQL text is the same for any
+ * `INSERT … SELECT … FROM json_each(?) … RETURNING id` per `ROWS` items: the SQL text is the same for any
  * batch (parsed once per batch, not built per row), the search index is filled by the tables' triggers as
- * for any insert, and the revision of each row is recorded from what the insert returned — no row is read
- * back. The checks of the create functions hold the same way, per batch:
+ * for any insert, and the revision of each row is recorded from the row as sent and the id the insert
+ * returns — no row is read back. The checks of the create functions hold the same way, per batch:
  *
  * - parents, types, assignees and usernames come from maps read once per import and extended with the rows
  *   this import creates; a name the maps lack goes to the repository's own lookup, which finds it or throws
@@ -37,6 +37,7 @@ import {
   refuseDuplicateExternalId,
 } from "./entity-support.js";
 import { refuseDuplicateEpicTitle, requireEpicRow, toEpic } from "./epics.repo.js";
+import { jsonRowsSelect } from "./json-rows.js";
 import { requirementTypeId } from "./requirement-types.repo.js";
 import { refuseDuplicateRequirementTitle, toRequirement } from "./requirements.repo.js";
 import { checkActivation } from "./review.repo.js";
@@ -273,54 +274,54 @@ export class BulkCreator {
       ];
     });
     // The kind's own columns only: stories have no type, criteria no status, priority or assignee.
-    const own = (column: string, index: number) => ({ column, value: sql.raw(`value ->> ${index}`) });
-    const columns = [
-      own("reference_id", 0),
-      ...(parent ? [own(parent, 1)] : []),
-      ...(kind === "requirement" ? [own("type_id", 2)] : []),
-      own("title", 3),
-      own("description", 4),
-      ...(criterion ? [] : [own("status", 5), own("priority", 6)]),
-      own("creator_id", 7),
-      ...(criterion ? [] : [own("assignee_id", 8)]),
-      own("revision", 9),
-      own("created_at", 10),
-      own("updated_at", 11),
-      own("external_id", 12),
-      own("attributes", 13),
-    ];
-    const returned = sql.raw(
-      [
-        "id",
-        "reference_id",
-        `${parent ?? "NULL"} AS parent_id`,
-        `${kind === "requirement" ? "type_id" : "NULL"} AS type_id`,
-        "title",
-        "description",
-        `${criterion ? "NULL" : "status"} AS status`,
-        `${criterion ? "NULL" : "priority"} AS priority`,
-        "creator_id",
-        `${criterion ? "NULL" : "assignee_id"} AS assignee_id`,
-        "revision",
-        "created_at",
-        "updated_at",
-        "external_id",
-        "attributes",
-      ].join(", "),
+    const own = [
+      ["reference_id", 0],
+      ...(parent ? [[parent, 1]] : []),
+      ...(kind === "requirement" ? [["type_id", 2]] : []),
+      ["title", 3],
+      ["description", 4],
+      ...(criterion
+        ? []
+        : [
+            ["status", 5],
+            ["priority", 6],
+          ]),
+      ["creator_id", 7],
+      ...(criterion ? [] : [["assignee_id", 8]]),
+      ["revision", 9],
+      ["created_at", 10],
+      ["updated_at", 11],
+      ["external_id", 12],
+      ["attributes", 13],
+    ] as [string, number][];
+    const inserted = await this.tx.all<{ id: number; reference_id: string }>(
+      sql`INSERT INTO ${sql.identifier(name)} (workspace_id, ${sql.raw(own.map(([c]) => c).join(", "))})
+        ${jsonRowsSelect(rows.map((row) => [this.workspaceId, ...own.map(([, i]) => row[i] ?? null)]))}
+        RETURNING id, reference_id`,
     );
-    const inserted = await this.tx.all<Inserted>(
-      sql`INSERT INTO ${sql.identifier(name)} (workspace_id, ${sql.raw(columns.map((c) => c.column).join(", "))})
-        SELECT ${this.workspaceId}, ${sql.join(
-          columns.map((c) => c.value),
-          sql`, `,
-        )} FROM json_each(${JSON.stringify(rows)}) ORDER BY key RETURNING ${returned}`,
-    );
-    // RETURNING gives rows in no promised order: match them to the batch by reference id.
-    const byRef = new Map(inserted.map((r) => [r.reference_id, r]));
-    const ordered = batch.map((item) => {
-      const row = byRef.get(item.referenceId);
-      if (!row) throw new Error(`${item.referenceId} was not inserted`);
-      return row;
+    // RETURNING gives rows in no promised order: match them to the batch by reference id. The stored row is
+    // what was sent (every column is given, none computed), so only its id is read back.
+    const ids = new Map(inserted.map((r) => [r.reference_id, r.id]));
+    const ordered = rows.map((row): Inserted => {
+      const id = ids.get(row[0] as string);
+      if (id === undefined) throw new Error(`${row[0]} was not inserted`);
+      return {
+        id,
+        reference_id: row[0] as string,
+        parent_id: row[1] as number | null,
+        type_id: row[2] as number | null,
+        title: row[3] as string,
+        description: row[4] as string,
+        status: row[5] as string | null,
+        priority: row[6] as number | null,
+        creator_id: row[7] as number | null,
+        assignee_id: (criterion ? null : row[8]) as number | null,
+        revision: row[9] as number,
+        created_at: row[10] as string,
+        updated_at: row[11] as string,
+        external_id: row[12] as string | null,
+        attributes: row[13] as string | null,
+      };
     });
     if (kind === "epic" && this.epicIds) for (const r of ordered) this.epicIds.set(r.reference_id, r.id);
     if (kind === "user_story" && this.storyIds)
@@ -386,7 +387,7 @@ export class BulkCreator {
     for (const r of rows) this.usernames.set(r.id, r.username);
   }
 
-  /** Each row's revision, from the row the insert returned, as the tools show the entity. */
+  /** Each row's revision, from the row as stored (sent, with its returned id), as the tools show the entity. */
   private async recordRevisions(kind: BulkKind, batch: BulkCreate[], inserted: Inserted[]): Promise<void> {
     await this.usernamesOf(inserted.flatMap((r) => [r.creator_id, r.assignee_id]));
     const name = (id: number | null) => (id === null ? null : (this.usernames.get(id) ?? null));

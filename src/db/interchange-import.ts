@@ -171,6 +171,49 @@ function differences(wanted: Wanted, stored: StoredItem, parentChanged: boolean)
   return out;
 }
 
+/**
+ * A create of the import: one object per item holding what its write needs (no closure, no copies of the
+ * item's fields until it runs), so a plan of 50,000 creates holds little more than the document.
+ */
+class CreateStep implements Step {
+  readonly bulk = true;
+  constructor(
+    private readonly kind: EntityKind,
+    private readonly item: AnyDoc,
+    private readonly w: Wanted,
+    private readonly target: Target,
+    private readonly parentTarget: Target | undefined,
+    /** The file's reference id when it is free here, else undefined (the next id). */
+    private readonly wantedRef: string | undefined,
+    private readonly creator: number | null | undefined,
+  ) {}
+
+  async run(_tx: Tx, _actor: Actor, refs: ReferenceAllocator, creates: BulkCreator): Promise<void> {
+    const { kind, item, w } = this;
+    const referenceId = refs.allocate(PREFIXES[kind], this.wantedRef);
+    await creates.add({
+      kind,
+      referenceId,
+      ...(this.parentTarget ? { parent: this.parentTarget.ref as string } : {}),
+      title: w.title,
+      description: w.description ?? "",
+      ...(w.external_id ? { external_id: w.external_id } : {}),
+      ...(w.attributes && Object.keys(w.attributes).length > 0 ? { attributes: w.attributes } : {}),
+      ...(w.assignee ? { assignee: w.assignee } : {}),
+      ...(w.status !== undefined ? { status: w.status } : {}),
+      ...(kind === "acceptance_criterion" ? {} : { priority: w.priority ?? 3 }),
+      ...(w.type !== undefined ? { type: w.type } : {}),
+      origin: {
+        ...(item.revision !== undefined ? { revision: item.revision } : {}),
+        ...(item.created_at !== undefined ? { created_at: item.created_at } : {}),
+        ...(item.updated_at !== undefined ? { updated_at: item.updated_at } : {}),
+        ...(this.creator !== undefined ? { creator_id: this.creator } : {}),
+      },
+    });
+    this.target.ref = referenceId;
+  }
+}
+
 class Planner {
   readonly plan: ImportPlan = { create: [], update: [], unchanged: [], errors: [], warnings: [] };
   readonly steps: Step[] = [];
@@ -411,36 +454,10 @@ class Planner {
         ? { note: `${wantedRef} is taken here; the new ${LABEL[kind]} gets the next id` }
         : {}),
     });
-    const origin = {
-      ...(item.revision !== undefined ? { revision: item.revision } : {}),
-      ...(item.created_at !== undefined ? { created_at: item.created_at } : {}),
-      ...(item.updated_at !== undefined ? { updated_at: item.updated_at } : {}),
-      ...(item.creator !== undefined ? { creator_id: this.creatorId(item.creator, path) } : {}),
-    };
-    const fields = {
-      title: w.title,
-      description: w.description ?? "",
-      ...(w.external_id ? { external_id: w.external_id } : {}),
-      ...(w.attributes && Object.keys(w.attributes).length > 0 ? { attributes: w.attributes } : {}),
-      ...(w.assignee ? { assignee: w.assignee } : {}),
-    };
-    this.steps.push({
-      bulk: true,
-      run: async (_tx, _actor, refs, creates) => {
-        const referenceId = refs.allocate(PREFIXES[kind], free ? wantedRef : undefined);
-        await creates.add({
-          kind,
-          referenceId,
-          ...(parentTarget ? { parent: parentTarget.ref as string } : {}),
-          ...fields,
-          ...(w.status !== undefined ? { status: w.status } : {}),
-          ...(kind === "acceptance_criterion" ? {} : { priority: w.priority ?? 3 }),
-          ...(w.type !== undefined ? { type: w.type } : {}),
-          origin,
-        });
-        target.ref = referenceId;
-      },
-    });
+    const creator = item.creator !== undefined ? this.creatorId(item.creator, path) : undefined;
+    this.steps.push(
+      new CreateStep(kind, item, w, target, parentTarget, free ? wantedRef : undefined, creator),
+    );
   }
 
   planRelationships() {

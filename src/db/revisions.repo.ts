@@ -11,6 +11,7 @@ import { and, desc, eq, lt, type SQL, sql } from "drizzle-orm";
 import { DomainError } from "../core/errors.js";
 import type { Executor, Tx } from "./database.js";
 import { type Actor, decodeCursor, iso, isPositiveInt, type Page, pageOf } from "./entity-support.js";
+import { jsonRowsSelect } from "./json-rows.js";
 import { type ENTITY_KINDS, type REVISION_OPS, revisions, users } from "./schema.js";
 
 export type RevisionKind = (typeof ENTITY_KINDS)[number];
@@ -90,39 +91,34 @@ export class RevisionBatch {
 
 /**
  * Writes and empties `batch`, in the caller's transaction: `BATCH` rows per statement, passed as one JSON
- * parameter through `json_each` (as `recordAudits` does), so the SQL is neither built per row by drizzle
- * nor bound value by value.
+ * parameter through `json_each` (`json-rows.ts`: what every row shares, the actor and time, bound once), so
+ * the SQL is neither built per row by drizzle nor bound value by value.
  */
 export async function flushRevisions(tx: Tx, batch: RevisionBatch): Promise<void> {
   while (batch.rows.length > 0) {
-    const rows = JSON.stringify(
-      batch.rows
-        .splice(0, BATCH)
-        .map((r) => [
-          r.workspaceId,
-          r.entityKind,
-          r.entityId,
-          r.referenceId,
-          r.revision,
-          r.op,
-          r.snapshot,
-          r.sourceRef,
-          r.targetRef,
-          r.userId,
-          r.tokenId,
-          r.requestId,
-          r.tool,
-          r.changeNote,
-          r.source,
-          r.createdAt,
-        ]),
-    );
+    const rows = batch.rows
+      .splice(0, BATCH)
+      .map((r) => [
+        r.workspaceId,
+        r.entityKind,
+        r.entityId,
+        r.referenceId,
+        r.revision,
+        r.op,
+        r.snapshot,
+        r.sourceRef,
+        r.targetRef,
+        r.userId,
+        r.tokenId,
+        r.requestId,
+        r.tool,
+        r.changeNote,
+        r.source,
+        r.createdAt,
+      ]);
     await tx.run(sql`INSERT INTO revisions (workspace_id, entity_kind, entity_id, reference_id, revision, op,
         snapshot, source_ref, target_ref, user_id, token_id, request_id, tool, change_note, source, created_at)
-      SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5, value ->> 6,
-        value ->> 7, value ->> 8, value ->> 9, value ->> 10, value ->> 11, value ->> 12, value ->> 13,
-        value ->> 14, value ->> 15
-      FROM json_each(${rows}) ORDER BY key`);
+      ${jsonRowsSelect(rows)}`);
   }
 }
 

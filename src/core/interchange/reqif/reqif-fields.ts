@@ -184,19 +184,15 @@ export function prepareObject(object: RawObject, content: ReqifContent): Prepare
   const external = own
     ? (fields["external-id"] ?? (reference && object.id === entityId(reference) ? undefined : object.id))
     : object.id;
-  return {
-    id: object.id,
-    ...(object.type !== undefined ? { type: object.type } : {}),
-    ...(kind ? { kind } : {}),
-    ...(reference ? { reference_id: reference } : {}),
-    ...(external ? { external_id: external } : {}),
-    ...(Object.keys(attrs).length > 0 ? { attributes: attrs } : {}),
-    title,
-    description,
-    fields: {
-      ...(fields.status !== undefined ? { status: fields.status } : {}),
-      ...(fields.priority !== undefined ? { priority: fields.priority } : {}),
-      ...(fields.type !== undefined ? { type: fields.type } : {}),
-    },
-  };
+  // Key by key in one order, so every prepared object shares one hidden class (spreads made one each).
+  const prepared: PreparedObject = { id: object.id, title, description, fields: {} };
+  if (object.type !== undefined) prepared.type = object.type;
+  if (kind) prepared.kind = kind;
+  if (reference) prepared.reference_id = reference;
+  if (external) prepared.external_id = external;
+  if (Object.keys(attrs).length > 0) prepared.attributes = attrs;
+  if (fields.status !== undefined) prepared.fields.status = fields.status;
+  if (fields.priority !== undefined) prepared.fields.priority = fields.priority;
+  if (fields.type !== undefined) prepared.fields.type = fields.type;
+  return prepared;
 }

@@ -15,6 +15,7 @@
 import { type SQL, sql } from "drizzle-orm";
 import type { Executor } from "./database.js";
 import { averageRowLength, idf, ownScores, phrasesOf, weightedFrequency } from "./search-scoring.js";
+import { splitPage } from "./search-split.js";
 
 /** Most matches one query ranks; the rest of a larger match set is not returned. */
 export const RANKED_CANDIDATES = 5000;
@@ -22,6 +23,9 @@ export const RANKED_CANDIDATES = 5000;
 const SMALL_WORKSPACE_ROWS = 20_000;
 /** Matches a later page tolerates being added before it, before it re-reads the whole match set. */
 const LATER_PAGE_SLACK = 1000;
+/** A cursor's bound for each ranking that is not the newest matches (a bound > 0). */
+const OWN_BM25 = -1;
+const SPLIT_BM25 = -2;
 
 /** Column weights for bm25: reference id, title, text; the workspace term weighs nothing. */
 const BM25 = sql.raw("bm25(search_fts, 10.0, 5.0, 1.0, 0.0)");
@@ -128,12 +132,31 @@ type PageRow = { rid: number | null; score: number; exact: number; bound: number
  */
 export async function rankedPage(ex: Executor, q: RankQuery): Promise<RankedPage> {
   const s = await scopingOf(ex, q);
-  // A later page keeps its first page's ranking, named by its bound: > 0 newest, -1 our bm25, 0 bm25().
+  // A later page keeps its first page's ranking, named by its bound: > 0 newest, -1 our bm25, -2 split, 0 bm25().
   const bound = q.after?.[3];
+  // Several words in a large workspace: search-split.ts ranks them when one is common (and counts the matches).
+  const split =
+    s.rows === undefined &&
+    phrasesOf(q.phrases).length > 1 &&
+    q.exact < 0 &&
+    (bound ?? SPLIT_BM25) === SPLIT_BM25
+      ? await splitRanked(ex, s, q)
+      : undefined;
+  if (split && split !== "capped") return { rows: split, boundary: SPLIT_BM25 };
   const matches =
-    bound === undefined || bound < 0 ? await countUpTo(ex, s, q, RANKED_CANDIDATES + 1) : undefined;
+    split === "capped"
+      ? RANKED_CANDIDATES + 1
+      : bound === undefined || bound === OWN_BM25
+        ? await countUpTo(ex, s, q, RANKED_CANDIDATES + 1)
+        : undefined;
   const capped = bound === undefined ? (matches ?? 0) > RANKED_CANDIDATES : bound > 0;
-  const own = bound === undefined ? !capped && s.rows !== undefined : bound < 0;
+  const own = bound === undefined ? !capped && s.rows !== undefined : bound === OWN_BM25;
+  // The newest matches with every word in the reference id or title often fill the page alone: then only they
+  // are walked (newestPage walks every title match of the window to rank the rest after them).
+  if (capped && q.exact < 0 && (!q.after || (q.after[0] === 1 && q.after[1] === TITLE_SCORE))) {
+    const titles = await titlePage(ex, s, q);
+    if (titles) return titles;
+  }
   const page: Page = capped
     ? newestPage
     : own
@@ -157,6 +180,23 @@ export async function rankedPage(ex: Executor, q: RankQuery): Promise<RankedPage
       .map((r) => ({ rid: Number(r.rid), score: Number(r.score), exact: Number(r.exact) })),
     boundary: q.after ? q.after[3] : Number(rows[0]?.bound ?? 0),
   };
+}
+
+/** A large workspace's words ranked by search-split.ts; undefined when bm25() must rank them. */
+function splitRanked(ex: Executor, s: Scoping, q: RankQuery): Promise<Ranked[] | "capped" | undefined> {
+  const lo = q.workspaceId * WORKSPACE_SPAN;
+  return splitPage(ex, {
+    phrases: phrasesOf(q.phrases),
+    lo,
+    hi: lo + WORKSPACE_SPAN - 1,
+    candidates: sql`c AS MATERIALIZED (
+      SELECT f.rowid AS rid FROM search_fts f ${q.join}
+      WHERE search_fts MATCH ${s.match} AND ${s.scope} AND ${q.where}
+      ORDER BY f.rowid LIMIT ${RANKED_CANDIDATES + 1})`,
+    most: q.after ? undefined : RANKED_CANDIDATES,
+    after: q.after ? [q.after[0], q.after[1], q.after[2]] : undefined,
+    want: q.limit + 1,
+  });
 }
 
 /** How many matches the workspace has, counting no further than `most` (a walk of at most that many). */
@@ -228,6 +268,36 @@ function bm25Page(ex: Executor, s: Scoping, q: RankQuery, window: number | undef
     FROM m LEFT JOIN (SELECT rid, score, exact FROM c WHERE 1 ${keyset}
                       ORDER BY exact, score, rid LIMIT ${q.limit + 1}) r ON 1
     ORDER BY r.exact, r.score, r.rid`);
+}
+
+const TITLE_SCORE = -1;
+
+/**
+ * A page of title hits only, newest first, within the newest RANKED_CANDIDATES matches (the first page
+ * finds their lowest rowid, a later page has it in its cursor); undefined when too few remain to fill it.
+ */
+async function titlePage(ex: Executor, s: Scoping, q: RankQuery): Promise<RankedPage | undefined> {
+  const window = q.after
+    ? sql`SELECT ${q.after[3]} AS low`
+    : sql`SELECT min(rid) AS low FROM (SELECT f.rowid AS rid FROM search_fts f ${q.join}
+        WHERE search_fts MATCH ${s.match} AND ${s.scope} AND ${q.where}
+        ORDER BY f.rowid DESC LIMIT ${RANKED_CANDIDATES + 1})`;
+  const before = q.after ? sql`AND f.rowid < ${q.after[2]}` : sql``;
+  const rows = await ex.all<{ rid: number | null; low: number | null }>(sql`
+    WITH b AS MATERIALIZED (${window})
+    SELECT t.rid, b.low FROM b LEFT JOIN (
+      SELECT f.rowid AS rid FROM search_fts f ${q.join}
+      WHERE search_fts MATCH ${s.titleMatch} AND ${s.scope} AND ${q.where}
+        AND f.rowid > (SELECT low FROM b) ${before}
+      ORDER BY f.rowid DESC LIMIT ${q.limit + 1}) t ON 1
+    ORDER BY t.rid DESC`);
+  const found = rows.filter((r) => r.rid !== null);
+  const low = Number(rows[0]?.low ?? 0);
+  if (found.length <= q.limit || low <= 0) return undefined;
+  return {
+    rows: found.map((r) => ({ rid: Number(r.rid), score: TITLE_SCORE, exact: 1 })),
+    boundary: low,
+  };
 }
 
 /**

@@ -51,12 +51,13 @@ function matchesIn(toks: Token[], phrases: string[][]): [number, number, number]
   return out;
 }
 
-const ASCII = /^[\x00-\x7f]*$/;
+/** Any UTF-16 unit past U+007F; without one, unicode61 splits on everything but ASCII letters and digits. */
+const NOT_ASCII = /[\u0080-\uffff]/;
 const ASCII_SEPARATORS = /[^a-z0-9]+/;
 
 /** The folded tokens of `text`, as FTS5 indexes them (ASCII text without the Unicode steps, same tokens). */
 export const foldedTokens = (text: string): string[] =>
-  ASCII.test(text)
+  !NOT_ASCII.test(text)
     ? text
         .toLowerCase()
         .split(ASCII_SEPARATORS)

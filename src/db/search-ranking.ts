@@ -15,7 +15,7 @@
 import { type SQL, sql } from "drizzle-orm";
 import type { Executor } from "./database.js";
 import { averageRowLength, idf, ownScores, phrasesOf, weightedFrequency } from "./search-scoring.js";
-import { splitPage } from "./search-split.js";
+import { estimatedMatches, splitPage } from "./search-split.js";
 
 /** Most matches one query ranks; the rest of a larger match set is not returned. */
 export const RANKED_CANDIDATES = 5000;
@@ -134,28 +134,46 @@ export async function rankedPage(ex: Executor, q: RankQuery): Promise<RankedPage
   const s = await scopingOf(ex, q);
   // A later page keeps its first page's ranking, named by its bound: > 0 newest, -1 our bm25, -2 split, 0 bm25().
   const bound = q.after?.[3];
+  const lo = q.workspaceId * WORKSPACE_SPAN;
+  // A large workspace's sample says whether a query has clearly more or fewer matches than are ranked, so the
+  // page's own query can count them (a guess proven wrong costs a second query, never a wrong answer).
+  const estimate =
+    bound === undefined && s.rows === undefined
+      ? await estimatedMatches(ex, lo, lo + WORKSPACE_SPAN - 1, phrasesOf(q.phrases))
+      : undefined;
+  const many = estimate !== undefined && estimate > MANY_MATCHES;
+  const few = estimate !== undefined && estimate < FEW_MATCHES;
+  let matches: number | undefined;
+  if (many && q.exact < 0) {
+    const titles = await titlePage(ex, s, q);
+    if (titles.n > RANKED_CANDIDATES && titles.page) return titles.page;
+    matches = titles.n;
+  }
   // Several words in a large workspace: search-split.ts ranks them when one is common (and counts the matches).
   const split =
     s.rows === undefined &&
+    (matches ?? 0) <= RANKED_CANDIDATES &&
     phrasesOf(q.phrases).length > 1 &&
     q.exact < 0 &&
     (bound ?? SPLIT_BM25) === SPLIT_BM25
       ? await splitRanked(ex, s, q)
       : undefined;
   if (split && split !== "capped") return { rows: split, boundary: SPLIT_BM25 };
-  const matches =
-    split === "capped"
-      ? RANKED_CANDIDATES + 1
-      : bound === undefined || bound === OWN_BM25
-        ? await countUpTo(ex, s, q, RANKED_CANDIDATES + 1)
-        : undefined;
+  if (split === "capped") matches = RANKED_CANDIDATES + 1;
+  if (few && split === undefined && matches === undefined) {
+    const rows = await bm25Page(ex, s, q, RANKED_CANDIDATES + 1);
+    if (Number(rows[0]?.n ?? 0) <= RANKED_CANDIDATES) return pageOf(rows, q);
+    matches = RANKED_CANDIDATES + 1;
+  }
+  if (matches === undefined && (bound === undefined || bound === OWN_BM25))
+    matches = await countUpTo(ex, s, q, RANKED_CANDIDATES + 1);
   const capped = bound === undefined ? (matches ?? 0) > RANKED_CANDIDATES : bound > 0;
   const own = bound === undefined ? !capped && s.rows !== undefined : bound === OWN_BM25;
   // The newest matches with every word in the reference id or title often fill the page alone: then only they
   // are walked (newestPage walks every title match of the window to rank the rest after them).
-  if (capped && q.exact < 0 && (!q.after || (q.after[0] === 1 && q.after[1] === TITLE_SCORE))) {
+  if (capped && !many && q.exact < 0 && (!q.after || (q.after[0] === 1 && q.after[1] === TITLE_SCORE))) {
     const titles = await titlePage(ex, s, q);
-    if (titles) return titles;
+    if (titles.page) return titles.page;
   }
   const page: Page = capped
     ? newestPage
@@ -174,6 +192,14 @@ export async function rankedPage(ex: Executor, q: RankQuery): Promise<RankedPage
   ) {
     rows = await page(ex, s, q, undefined);
   }
+  return pageOf(rows, q);
+}
+
+/** Above this many estimated matches a first page is taken as capped, below FEW_MATCHES as ranked. */
+const MANY_MATCHES = 1.3 * RANKED_CANDIDATES;
+const FEW_MATCHES = 0.6 * RANKED_CANDIDATES;
+
+function pageOf(rows: PageRow[], q: RankQuery): RankedPage {
   return {
     rows: rows
       .filter((r) => r.rid !== null)
@@ -274,18 +300,19 @@ const TITLE_SCORE = -1;
 
 /**
  * A page of title hits only, newest first, within the newest RANKED_CANDIDATES matches (the first page
- * finds their lowest rowid, a later page has it in its cursor); undefined when too few remain to fill it.
+ * finds their lowest rowid and counts the window, a later page has the rowid in its cursor); no page when
+ * too few remain to fill it. `n`: the window's matches (more than RANKED_CANDIDATES on a later page).
  */
-async function titlePage(ex: Executor, s: Scoping, q: RankQuery): Promise<RankedPage | undefined> {
+async function titlePage(ex: Executor, s: Scoping, q: RankQuery): Promise<{ page?: RankedPage; n: number }> {
   const window = q.after
-    ? sql`SELECT ${q.after[3]} AS low`
-    : sql`SELECT min(rid) AS low FROM (SELECT f.rowid AS rid FROM search_fts f ${q.join}
+    ? sql`SELECT ${q.after[3]} AS low, ${RANKED_CANDIDATES + 1} AS n`
+    : sql`SELECT min(rid) AS low, count(*) AS n FROM (SELECT f.rowid AS rid FROM search_fts f ${q.join}
         WHERE search_fts MATCH ${s.match} AND ${s.scope} AND ${q.where}
         ORDER BY f.rowid DESC LIMIT ${RANKED_CANDIDATES + 1})`;
   const before = q.after ? sql`AND f.rowid < ${q.after[2]}` : sql``;
-  const rows = await ex.all<{ rid: number | null; low: number | null }>(sql`
+  const rows = await ex.all<{ rid: number | null; low: number | null; n: number }>(sql`
     WITH b AS MATERIALIZED (${window})
-    SELECT t.rid, b.low FROM b LEFT JOIN (
+    SELECT t.rid, b.low, b.n FROM b LEFT JOIN (
       SELECT f.rowid AS rid FROM search_fts f ${q.join}
       WHERE search_fts MATCH ${s.titleMatch} AND ${s.scope} AND ${q.where}
         AND f.rowid > (SELECT low FROM b) ${before}
@@ -293,10 +320,11 @@ async function titlePage(ex: Executor, s: Scoping, q: RankQuery): Promise<Ranked
     ORDER BY t.rid DESC`);
   const found = rows.filter((r) => r.rid !== null);
   const low = Number(rows[0]?.low ?? 0);
-  if (found.length <= q.limit || low <= 0) return undefined;
+  const n = Number(rows[0]?.n ?? 0);
+  if (found.length <= q.limit || low <= 0 || n <= RANKED_CANDIDATES) return { n };
   return {
-    rows: found.map((r) => ({ rid: Number(r.rid), score: TITLE_SCORE, exact: 1 })),
-    boundary: low,
+    page: { rows: found.map((r) => ({ rid: Number(r.rid), score: TITLE_SCORE, exact: 1 })), boundary: low },
+    n,
   };
 }
 

@@ -28,7 +28,7 @@ import { foldedTokens, hasPhrase, phraseCounts, snippetPhrases } from "./search-
  */
 export const COMMON_ROWS = 200_000;
 /** Rows of the workspace sampled to weigh its words. */
-const SAMPLE_ROWS = 1000;
+const SAMPLE_ROWS = 3000;
 const SAMPLE_MS = 600_000;
 /** Most rows whose common words are counted for one page. */
 const MAX_REFINED = 1500;
@@ -59,13 +59,35 @@ export interface SplitRow {
 }
 
 /** Each sampled row's text columns as folded tokens (an empty token between columns), per workspace. */
-const samples = new WeakMap<object, Map<number, { until: number; rows: string[][] }>>();
+interface Sample {
+  until: number;
+  rows: string[][];
+  /** For each token, the sampled rows (indexes into `rows`, ascending) that have it. */
+  index: Map<string, number[]>;
+  /** The workspace's rows. */
+  total: number;
+}
 
-async function sampleOf(ex: Executor, lo: number, hi: number): Promise<string[][]> {
+/** The sampled rows (indexes, ascending) that contain the phrase (its folded tokens). */
+function rowsWith(sample: Sample, phrase: string[]): number[] {
+  const lists = phrase.map((t) => sample.index.get(t) ?? []).sort((a, b) => a.length - b.length);
+  const [first = [], ...rest] = lists;
+  const sets = rest.map((l) => new Set(l));
+  const both = first.filter((i) => sets.every((set) => set.has(i)));
+  return phrase.length > 1 ? both.filter((i) => hasPhrase(sample.rows[i] as string[], phrase)) : both;
+}
+
+const intersect = (a: number[], b: number[]) => {
+  const set = new Set(b);
+  return a.filter((i) => set.has(i));
+};
+const samples = new WeakMap<object, Map<number, Sample>>();
+
+async function sampleOf(ex: Executor, lo: number, hi: number): Promise<Sample> {
   const kept = samples.get(ex)?.get(lo);
-  if (kept && kept.until > Date.now()) return kept.rows;
-  const span = await ex.all<{ a: number | null; b: number | null }>(
-    sql`SELECT min(id) AS a, max(id) AS b FROM search_fts_docsize WHERE id BETWEEN ${lo} AND ${hi}`,
+  if (kept && kept.until > Date.now()) return kept;
+  const span = await ex.all<{ a: number | null; b: number | null; n: number }>(
+    sql`SELECT min(id) AS a, max(id) AS b, count(*) AS n FROM search_fts_docsize WHERE id BETWEEN ${lo} AND ${hi}`,
   );
   const a = Number(span[0]?.a ?? lo);
   const step = Math.max(1, Math.floor((Number(span[0]?.b ?? lo) - a) / SAMPLE_ROWS));
@@ -88,8 +110,30 @@ async function sampleOf(ex: Executor, lo: number, hi: number): Promise<string[][
     byRange = new Map();
     samples.set(ex, byRange);
   }
-  byRange.set(lo, { until: Date.now() + SAMPLE_MS, rows: texts });
-  return texts;
+  const index = new Map<string, number[]>();
+  texts.forEach((toks, i) => {
+    for (const t of new Set(toks)) {
+      const list = index.get(t);
+      if (list) list.push(i);
+      else index.set(t, [i]);
+    }
+  });
+  const sample = { until: Date.now() + SAMPLE_MS, rows: texts, index, total: Number(span[0]?.n ?? 0) };
+  byRange.set(lo, sample);
+  return sample;
+}
+
+/** How many of the workspace's rows match every phrase, estimated from its sample (filters aside). */
+export async function estimatedMatches(
+  ex: Executor,
+  lo: number,
+  hi: number,
+  phrases: string[],
+): Promise<number> {
+  const words = phrases.map((p) => snippetPhrases(p)[0] ?? []);
+  const sample = await sampleOf(ex, lo, hi);
+  const hits = words.map((w) => rowsWith(sample, w)).reduce(intersect);
+  return (hits.length / Math.max(1, sample.rows.length)) * sample.total;
 }
 
 const before = (a: SplitRow, b: SplitRow) => a.exact - b.exact || a.score - b.score || a.rid - b.rid;
@@ -106,8 +150,7 @@ export async function splitPage(ex: Executor, q: SplitQuery): Promise<SplitRow[]
   if (words.some((w) => w.length === 0)) return undefined;
   const sample = await sampleOf(ex, q.lo, q.hi);
   const rowsOf = words.map(
-    (w) =>
-      (Math.max(0.5, sample.filter((t) => hasPhrase(t, w)).length) / Math.max(1, sample.length)) * indexRows,
+    (w) => (Math.max(0.5, rowsWith(sample, w).length) / Math.max(1, sample.rows.length)) * indexRows,
   );
   const rarest = Math.min(...rowsOf);
   const isRare = rowsOf.map((n) => n === rarest || n <= COMMON_ROWS);

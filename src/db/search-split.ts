@@ -5,17 +5,18 @@
  * in 30–80% of a million rows, however few rows the query matches. Here the same score is put together from
  * parts that cost only the query's own matches:
  * - every word's share of the workspace comes from a fixed sample of its rows (SAMPLE_ROWS, spread over its
- *   rowids, tokenized here and kept a while): the rarest word, and any other in at most COMMON_ROWS rows,
- *   is rare; the rest are common;
+ *   rowids, tokenized here and kept a while): the rarest word, and any other in at most COMMON_SHARE of the
+ *   rows, is rare; the rest are common (none: bm25() ranks the query as before);
  * - the rare words are scored by bm25() itself, over a cursor that matches them alone and keeps the query's
  *   matches: their walks are short, and their part of the score is exact;
- * - a common word weighs its sampled share (FTS5's IDF of share × index rows), and its frequency in a row
+ * - a common word weighs its sampled share (FTS5's IDF of share × index rows; counted exactly in an index of
+ *   at most EXACT_INDEX_ROWS rows, where that walk is short), and its frequency in a row
  *   is counted from the row's stored text (search-snippet.ts tokenizes as FTS5's unicode61 does) with the
  *   row's length from `search_fts_docsize`; only for rows that can still reach the page: a common word adds
  *   at most its IDF × (k1 + 1), so rows are taken in rare-score order until that bound cannot lift the next
  *   one above the page's last (MaxScore). At most MAX_REFINED rows are refined; past them rows keep their
  *   rare words' score (only a ranking with more than MAX_REFINED near-ties gets there).
- * The order is bm25()'s up to the sampled weights of the common words.
+ * The order is bm25()'s up to the sampled weights of the common words, for the first MAX_REFINED rows.
  */
 import { type SQL, sql } from "drizzle-orm";
 import type { Executor } from "./database.js";
@@ -23,10 +24,13 @@ import { B, bytesOf, idf, indexAverages, K1, varints } from "./search-scoring.js
 import { foldedTokens, hasPhrase, phraseCounts, snippetPhrases } from "./search-snippet.js";
 
 /**
- * A word in more rows than this (estimated over the index) is common. Below it, bm25()'s walk costs less
- * than counting the word in the rows that could rank (its weight is high, so many could).
+ * A word in more than this share of the rows is common: its weight (IDF) is at most log(4), so few rows can
+ * move by it. A rarer word weighs more and could lift many rows: bm25()'s walk of it costs less than
+ * counting it in all of them.
  */
-export const COMMON_ROWS = 200_000;
+export const COMMON_SHARE = 0.2;
+/** An index with at most this many rows counts its common words exactly (a walk of at most this many). */
+const EXACT_INDEX_ROWS = 100_000;
 /** Rows of the workspace sampled to weigh its words. */
 const SAMPLE_ROWS = 3000;
 const SAMPLE_MS = 600_000;
@@ -153,11 +157,27 @@ export async function splitPage(ex: Executor, q: SplitQuery): Promise<SplitRow[]
     (w) => (Math.max(0.5, rowsWith(sample, w).length) / Math.max(1, sample.rows.length)) * indexRows,
   );
   const rarest = Math.min(...rowsOf);
-  const isRare = rowsOf.map((n) => n === rarest || n <= COMMON_ROWS);
+  const isRare = rowsOf.map((n) => n === rarest || n <= COMMON_SHARE * indexRows);
   const rare = q.phrases.filter((_, i) => isRare[i]);
   const common = words.filter((_, i) => !isRare[i]);
   if (common.length === 0) return undefined;
-  const weights = rowsOf.filter((_, i) => !isRare[i]).map((n) => idf(indexRows, n));
+  // A small index counts its common words exactly (a short walk), as bm25() does; a large one samples them.
+  const commonPhrases = q.phrases.filter((_, i) => !isRare[i]);
+  const exact =
+    indexRows <= EXACT_INDEX_ROWS
+      ? await ex.all<Record<string, number>>(
+          sql`SELECT ${sql.join(
+            commonPhrases.map(
+              (p, k) =>
+                sql`(SELECT count(*) FROM search_fts WHERE search_fts MATCH ${`{reference_id title description}: (${p})`}) AS ${sql.raw(`n${k}`)}`,
+            ),
+            sql`, `,
+          )}`,
+        )
+      : undefined;
+  const weights = rowsOf
+    .filter((_, i) => !isRare[i])
+    .map((n, k) => idf(indexRows, exact ? Number(exact[0]?.[`n${k}`] ?? n) : n));
   const bound = weights.reduce((a, w) => a + w * (K1 + 1), 0);
 
   let take = 1024;
@@ -223,13 +243,14 @@ export async function splitPage(ex: Executor, q: SplitQuery): Promise<SplitRow[]
       if (!t) continue;
       const length = varints(bytesOf(t.sz)).reduce((a, b) => a + b, 0);
       const norm = K1 * (1 - B + (B * length) / avgdl);
+      // Each part as fts5_aux.c computes it (same operations, same rounding): two words give bm25()'s score.
       const freq = common.map(() => 0);
       [t.c0, t.c1, t.c2].forEach((text, col) => {
         phraseCounts(text ?? "", common).forEach((n, k) => {
           freq[k] = (freq[k] as number) + n * (COLUMN_WEIGHTS[col] as number);
         });
       });
-      const extra = freq.reduce((a, f, k) => a + ((weights[k] as number) * f * (K1 + 1)) / (f + norm), 0);
+      const extra = freq.reduce((a, f, k) => a + (weights[k] as number) * ((f * (K1 + 1)) / (f + norm)), 0);
       keep({ rid: r.rid, score: r.s1 - extra, exact: 1 });
     }
     best.sort(before);

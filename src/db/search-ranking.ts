@@ -134,44 +134,18 @@ export async function rankedPage(ex: Executor, q: RankQuery): Promise<RankedPage
   const s = await scopingOf(ex, q);
   // A later page keeps its first page's ranking, named by its bound: > 0 newest, -1 our bm25, -2 split, 0 bm25().
   const bound = q.after?.[3];
-  const lo = q.workspaceId * WORKSPACE_SPAN;
-  // A large workspace's sample says whether a query has clearly more or fewer matches than are ranked, so the
-  // page's own query can count them (a guess proven wrong costs a second query, never a wrong answer).
-  const estimate =
-    bound === undefined && s.rows === undefined
-      ? await estimatedMatches(ex, lo, lo + WORKSPACE_SPAN - 1, phrasesOf(q.phrases))
-      : undefined;
-  const many = estimate !== undefined && estimate > MANY_MATCHES;
-  const few = estimate !== undefined && estimate < FEW_MATCHES;
-  let matches: number | undefined;
-  if (many && q.exact < 0) {
-    const titles = await titlePage(ex, s, q);
-    if (titles.n > RANKED_CANDIDATES && titles.page) return titles.page;
-    matches = titles.n;
+  if (bound === undefined && s.rows === undefined) return largeFirstPage(ex, s, q);
+  if (bound === SPLIT_BM25) {
+    const split = await splitRanked(ex, s, q);
+    if (split && split !== "capped") return { rows: split, boundary: SPLIT_BM25 };
   }
-  // Several words in a large workspace: search-split.ts ranks them when one is common (and counts the matches).
-  const split =
-    s.rows === undefined &&
-    (matches ?? 0) <= RANKED_CANDIDATES &&
-    phrasesOf(q.phrases).length > 1 &&
-    q.exact < 0 &&
-    (bound ?? SPLIT_BM25) === SPLIT_BM25
-      ? await splitRanked(ex, s, q)
-      : undefined;
-  if (split && split !== "capped") return { rows: split, boundary: SPLIT_BM25 };
-  if (split === "capped") matches = RANKED_CANDIDATES + 1;
-  if (few && split === undefined && matches === undefined) {
-    const rows = await bm25Page(ex, s, q, RANKED_CANDIDATES + 1);
-    if (Number(rows[0]?.n ?? 0) <= RANKED_CANDIDATES) return pageOf(rows, q);
-    matches = RANKED_CANDIDATES + 1;
-  }
-  if (matches === undefined && (bound === undefined || bound === OWN_BM25))
-    matches = await countUpTo(ex, s, q, RANKED_CANDIDATES + 1);
+  const matches =
+    bound === undefined || bound === OWN_BM25 ? await countUpTo(ex, s, q, RANKED_CANDIDATES + 1) : undefined;
   const capped = bound === undefined ? (matches ?? 0) > RANKED_CANDIDATES : bound > 0;
   const own = bound === undefined ? !capped && s.rows !== undefined : bound === OWN_BM25;
   // The newest matches with every word in the reference id or title often fill the page alone: then only they
   // are walked (newestPage walks every title match of the window to rank the rest after them).
-  if (capped && !many && q.exact < 0 && (!q.after || (q.after[0] === 1 && q.after[1] === TITLE_SCORE))) {
+  if (capped && q.exact < 0 && (!q.after || (q.after[0] === 1 && q.after[1] === TITLE_SCORE))) {
     const titles = await titlePage(ex, s, q);
     if (titles.page) return titles.page;
   }
@@ -195,9 +169,61 @@ export async function rankedPage(ex: Executor, q: RankQuery): Promise<RankedPage
   return pageOf(rows, q);
 }
 
-/** Above this many estimated matches a first page is taken as capped, below FEW_MATCHES as ranked. */
+/** Above this many estimated matches a large workspace's first page is taken as capped, below FEW as not. */
 const MANY_MATCHES = 1.3 * RANKED_CANDIDATES;
-const FEW_MATCHES = 0.6 * RANKED_CANDIDATES;
+const FEW_MATCHES = 0.5 * RANKED_CANDIDATES;
+
+/**
+ * A large workspace's first page. Each ranking query counts the matches it ranks and ranks them only when
+ * there are at most RANKED_CANDIDATES (an FTS5 cursor given a query that matches nothing otherwise), so
+ * no separate count walks them first; the workspace's sample says when a query clearly has more, and then
+ * the capped listing is tried first (a guess proven wrong costs a query, never a wrong answer).
+ */
+async function largeFirstPage(ex: Executor, s: Scoping, q: RankQuery): Promise<RankedPage> {
+  const lo = q.workspaceId * WORKSPACE_SPAN;
+  const estimate = await estimatedMatches(ex, lo, lo + WORKSPACE_SPAN - 1, phrasesOf(q.phrases));
+  const many = q.exact < 0 && estimate > MANY_MATCHES;
+  if (many) {
+    const titles = await titlePage(ex, s, q);
+    if (titles.page) return titles.page;
+    if (titles.n > RANKED_CANDIDATES) return pageOf(await newestPage(ex, s, q, RANKED_CANDIDATES + 1), q);
+  }
+  const split = phrasesOf(q.phrases).length > 1 && q.exact < 0 ? await splitRanked(ex, s, q) : undefined;
+  if (split && split !== "capped") return { rows: split, boundary: SPLIT_BM25 };
+  if (split === undefined) {
+    // Clearly few matches: bm25() over them at once, its window counting them (one walk instead of two).
+    const rows =
+      estimate < FEW_MATCHES
+        ? await bm25Page(ex, s, q, RANKED_CANDIDATES + 1)
+        : await countedBm25Page(ex, s, q);
+    if (Number(rows[0]?.n ?? 0) <= RANKED_CANDIDATES) return pageOf(rows, q);
+  }
+  if (!many && q.exact < 0) {
+    const titles = await titlePage(ex, s, q);
+    if (titles.page) return titles.page;
+  }
+  return pageOf(await newestPage(ex, s, q, RANKED_CANDIDATES + 1), q);
+}
+
+/** An FTS5 query that matches nothing: what a ranking cursor gets when there are too many matches to rank. */
+export const NO_MATCH = '""';
+
+/** A first page by bm25(), if the workspace has at most RANKED_CANDIDATES matches (m.n says how many). */
+function countedBm25Page(ex: Executor, s: Scoping, q: RankQuery): Promise<PageRow[]> {
+  return ex.all<PageRow>(sql`
+    WITH c AS MATERIALIZED (
+           SELECT f.rowid AS rid FROM search_fts f ${q.join}
+           WHERE search_fts MATCH ${s.match} AND ${s.scope} AND ${q.where}
+           ORDER BY f.rowid LIMIT ${RANKED_CANDIDATES + 1}),
+         m AS (SELECT count(*) AS n FROM c),
+         r AS MATERIALIZED (
+           SELECT f.rowid AS rid, ${BM25} AS score, ${exactOf(q)} AS exact FROM search_fts f
+           WHERE search_fts MATCH (CASE WHEN (SELECT n FROM m) <= ${RANKED_CANDIDATES} THEN ${s.match} ELSE ${NO_MATCH} END)
+             AND ${s.scope} AND +f.rowid IN (SELECT rid FROM c))
+    SELECT x.rid, x.score, x.exact, 0 AS bound, m.n, 0 AS low
+    FROM m LEFT JOIN (SELECT rid, score, exact FROM r ORDER BY exact, score, rid LIMIT ${q.limit + 1}) x ON 1
+    ORDER BY x.exact, x.score, x.rid`);
+}
 
 function pageOf(rows: PageRow[], q: RankQuery): RankedPage {
   return {

@@ -32,7 +32,7 @@ export const COMMON_SHARE = 0.2;
 /** An index with at most this many rows counts its common words exactly (a walk of at most this many). */
 const EXACT_INDEX_ROWS = 100_000;
 /** Rows of the workspace sampled to weigh its words. */
-const SAMPLE_ROWS = 3000;
+const SAMPLE_ROWS = 2000;
 const SAMPLE_MS = 600_000;
 /** Most rows whose common words are counted for one page. */
 const MAX_REFINED = 1500;
@@ -90,9 +90,11 @@ const samples = new WeakMap<object, Map<number, Sample>>();
 async function sampleOf(ex: Executor, lo: number, hi: number): Promise<Sample> {
   const kept = samples.get(ex)?.get(lo);
   if (kept && kept.until > Date.now()) return kept;
-  const span = await ex.all<{ a: number | null; b: number | null; n: number }>(
-    sql`SELECT min(id) AS a, max(id) AS b, count(*) AS n FROM search_fts_docsize WHERE id BETWEEN ${lo} AND ${hi}`,
-  );
+  // min and max apart: together SQLite scans the range for them.
+  const span = await ex.all<{ a: number | null; b: number | null; n: number }>(sql`SELECT
+    (SELECT min(id) FROM search_fts_docsize WHERE id BETWEEN ${lo} AND ${hi}) AS a,
+    (SELECT max(id) FROM search_fts_docsize WHERE id BETWEEN ${lo} AND ${hi}) AS b,
+    (SELECT count(*) FROM search_fts_docsize WHERE id BETWEEN ${lo} AND ${hi}) AS n`);
   const a = Number(span[0]?.a ?? lo);
   const step = Math.max(1, Math.floor((Number(span[0]?.b ?? lo) - a) / SAMPLE_ROWS));
   // Evenly spaced rowids, each moved to the next existing row: the same sample for the same rows. The FTS5
@@ -183,14 +185,19 @@ export async function splitPage(ex: Executor, q: SplitQuery): Promise<SplitRow[]
   let take = 1024;
   let order: { rid: number; s1: number }[] = [];
   let matches = 0;
-  const gate = q.most === undefined ? sql`` : sql`AND (SELECT n FROM m) <= ${q.most}`;
+  // Past q.most matches the rare words' cursor gets a query that matches nothing: only the count is paid.
+  const rareMatch = `{reference_id title description}: (${rare.join(" ")})`;
+  const match =
+    q.most === undefined
+      ? sql`${rareMatch}`
+      : sql`(CASE WHEN (SELECT n FROM m) <= ${q.most} THEN ${rareMatch} ELSE '""' END)`;
   const load = async () => {
     const rows = await ex.all<{ rid: number | null; s1: number; n: number }>(sql`
       WITH ${q.candidates}, m AS (SELECT count(*) AS n FROM c)
       SELECT r.rid, r.s1, m.n FROM m LEFT JOIN (
         SELECT g.rowid AS rid, ${BM25} AS s1 FROM search_fts g
-        WHERE search_fts MATCH ${`{reference_id title description}: (${rare.join(" ")})`}
-          AND g.rowid BETWEEN ${q.lo} AND ${q.hi} AND +g.rowid IN (SELECT rid FROM c) ${gate}
+        WHERE search_fts MATCH ${match}
+          AND g.rowid BETWEEN ${q.lo} AND ${q.hi} AND +g.rowid IN (SELECT rid FROM c)
         ORDER BY s1, g.rowid LIMIT ${take}) r ON 1
       ORDER BY r.s1, r.rid`);
     matches = Number(rows[0]?.n ?? 0);

@@ -2,13 +2,15 @@
  * Several words in a large workspace (issue 16, item 1): when a word is common, search-split.ts ranks the
  * rare words by bm25() and counts the common ones in the rows that can still reach the page, instead of
  * letting bm25() walk the common word's whole doclist. Below the candidate bound its results are bm25()'s:
- * the same rows, and the same order when the common word weighs bm25's floor (in more than half the rows);
- * its sampled weight otherwise keeps the top ten. A workspace never sees or counts another's rows.
+ * the same rows, in the same order (a small index weighs common words by their exact counts, as bm25() does).
+ * A workspace never sees or counts another's rows. A large workspace's first page counts and ranks in one
+ * query: bm25()'s order below the bound, the newest title hits with the note above it.
  */
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { AuthInfo } from "../../src/core/auth-info.js";
+import { CAPPED_NOTE } from "../../src/db/search.repo.js";
 import { createHarness, type Harness, ok } from "./harness.js";
 import { seedRequirements } from "./search-seed.js";
 
@@ -130,5 +132,22 @@ describe("several words, one of them common, in a large workspace", () => {
     const theirs = await allPages(otherClient, "sprocket widget", 7);
     expect(theirs).toHaveLength(40);
     expect(theirs.every((i) => i.title.startsWith("Other tenant"))).toBe(true);
+  });
+});
+
+describe("a large workspace's first page counts and ranks in one query", () => {
+  test("one word with fewer matches than are ranked: bm25()'s order", async () => {
+    const expected = await bm25Order(large, '"sprocket"');
+    expect(expected.length).toBeGreaterThan(1000);
+    expect(refs(await allPages(client, "sprocket", 100))).toEqual(expected);
+  });
+
+  test("a word with more: the newest title hits first, newest first, and the note", async () => {
+    const r = await ok<Results>(client, "search_requirements", { query: "gadget", limit: 20 });
+    expect(r.note).toBe(CAPPED_NOTE);
+    expect(r.items.every((i) => i.title.startsWith("Gadget tool"))).toBe(true);
+    const numbers = r.items.map((i) => Number(i.reference_id.slice(4)));
+    expect(numbers).toEqual([...numbers].sort((a, b) => b - a));
+    expect(numbers[0]).toBeGreaterThan(ROWS - 40);
   });
 });

@@ -15,6 +15,7 @@
 import { type SQL, sql } from "drizzle-orm";
 import type { Executor } from "./database.js";
 import { averageRowLength, idf, ownScores, phrasesOf, weightedFrequency } from "./search-scoring.js";
+import { estimatedMatches, splitPage } from "./search-split.js";
 
 /** Most matches one query ranks; the rest of a larger match set is not returned. */
 export const RANKED_CANDIDATES = 5000;
@@ -22,6 +23,9 @@ export const RANKED_CANDIDATES = 5000;
 const SMALL_WORKSPACE_ROWS = 20_000;
 /** Matches a later page tolerates being added before it, before it re-reads the whole match set. */
 const LATER_PAGE_SLACK = 1000;
+/** A cursor's bound for each ranking that is not the newest matches (a bound > 0). */
+const OWN_BM25 = -1;
+const SPLIT_BM25 = -2;
 
 /** Column weights for bm25: reference id, title, text; the workspace term weighs nothing. */
 const BM25 = sql.raw("bm25(search_fts, 10.0, 5.0, 1.0, 0.0)");
@@ -128,12 +132,23 @@ type PageRow = { rid: number | null; score: number; exact: number; bound: number
  */
 export async function rankedPage(ex: Executor, q: RankQuery): Promise<RankedPage> {
   const s = await scopingOf(ex, q);
-  // A later page keeps its first page's ranking, named by its bound: > 0 newest, -1 our bm25, 0 bm25().
+  // A later page keeps its first page's ranking, named by its bound: > 0 newest, -1 our bm25, -2 split, 0 bm25().
   const bound = q.after?.[3];
+  if (bound === undefined && s.rows === undefined) return largeFirstPage(ex, s, q);
+  if (bound === SPLIT_BM25) {
+    const split = await splitRanked(ex, s, q);
+    if (split && split !== "capped") return { rows: split, boundary: SPLIT_BM25 };
+  }
   const matches =
-    bound === undefined || bound < 0 ? await countUpTo(ex, s, q, RANKED_CANDIDATES + 1) : undefined;
+    bound === undefined || bound === OWN_BM25 ? await countUpTo(ex, s, q, RANKED_CANDIDATES + 1) : undefined;
   const capped = bound === undefined ? (matches ?? 0) > RANKED_CANDIDATES : bound > 0;
-  const own = bound === undefined ? !capped && s.rows !== undefined : bound < 0;
+  const own = bound === undefined ? !capped && s.rows !== undefined : bound === OWN_BM25;
+  // The newest matches with every word in the reference id or title often fill the page alone: then only they
+  // are walked (newestPage walks every title match of the window to rank the rest after them).
+  if (capped && q.exact < 0 && (!q.after || (q.after[0] === 1 && q.after[1] === TITLE_SCORE))) {
+    const titles = await titlePage(ex, s, q);
+    if (titles.page) return titles.page;
+  }
   const page: Page = capped
     ? newestPage
     : own
@@ -151,12 +166,89 @@ export async function rankedPage(ex: Executor, q: RankQuery): Promise<RankedPage
   ) {
     rows = await page(ex, s, q, undefined);
   }
+  return pageOf(rows, q);
+}
+
+/** Above this many estimated matches a large workspace's first page is taken as capped, below FEW as not. */
+const MANY_MATCHES = 1.3 * RANKED_CANDIDATES;
+const FEW_MATCHES = 0.5 * RANKED_CANDIDATES;
+
+/**
+ * A large workspace's first page. Each ranking query counts the matches it ranks and ranks them only when
+ * there are at most RANKED_CANDIDATES (an FTS5 cursor given a query that matches nothing otherwise), so
+ * no separate count walks them first; the workspace's sample says when a query clearly has more, and then
+ * the capped listing is tried first (a guess proven wrong costs a query, never a wrong answer).
+ */
+async function largeFirstPage(ex: Executor, s: Scoping, q: RankQuery): Promise<RankedPage> {
+  const lo = q.workspaceId * WORKSPACE_SPAN;
+  const estimate = await estimatedMatches(ex, lo, lo + WORKSPACE_SPAN - 1, phrasesOf(q.phrases));
+  const many = q.exact < 0 && estimate > MANY_MATCHES;
+  if (many) {
+    const titles = await titlePage(ex, s, q);
+    if (titles.page) return titles.page;
+    if (titles.n > RANKED_CANDIDATES) return pageOf(await newestPage(ex, s, q, RANKED_CANDIDATES + 1), q);
+  }
+  const split = phrasesOf(q.phrases).length > 1 && q.exact < 0 ? await splitRanked(ex, s, q) : undefined;
+  if (split && split !== "capped") return { rows: split, boundary: SPLIT_BM25 };
+  if (split === undefined) {
+    // Clearly few matches: bm25() over them at once, its window counting them (one walk instead of two).
+    const rows =
+      estimate < FEW_MATCHES
+        ? await bm25Page(ex, s, q, RANKED_CANDIDATES + 1)
+        : await countedBm25Page(ex, s, q);
+    if (Number(rows[0]?.n ?? 0) <= RANKED_CANDIDATES) return pageOf(rows, q);
+  }
+  if (!many && q.exact < 0) {
+    const titles = await titlePage(ex, s, q);
+    if (titles.page) return titles.page;
+  }
+  return pageOf(await newestPage(ex, s, q, RANKED_CANDIDATES + 1), q);
+}
+
+/** An FTS5 query that matches nothing: what a ranking cursor gets when there are too many matches to rank. */
+export const NO_MATCH = '""';
+
+/** A first page by bm25(), if the workspace has at most RANKED_CANDIDATES matches (m.n says how many). */
+function countedBm25Page(ex: Executor, s: Scoping, q: RankQuery): Promise<PageRow[]> {
+  return ex.all<PageRow>(sql`
+    WITH c AS MATERIALIZED (
+           SELECT f.rowid AS rid FROM search_fts f ${q.join}
+           WHERE search_fts MATCH ${s.match} AND ${s.scope} AND ${q.where}
+           ORDER BY f.rowid LIMIT ${RANKED_CANDIDATES + 1}),
+         m AS (SELECT count(*) AS n FROM c),
+         r AS MATERIALIZED (
+           SELECT f.rowid AS rid, ${BM25} AS score, ${exactOf(q)} AS exact FROM search_fts f
+           WHERE search_fts MATCH (CASE WHEN (SELECT n FROM m) <= ${RANKED_CANDIDATES} THEN ${s.match} ELSE ${NO_MATCH} END)
+             AND ${s.scope} AND +f.rowid IN (SELECT rid FROM c))
+    SELECT x.rid, x.score, x.exact, 0 AS bound, m.n, 0 AS low
+    FROM m LEFT JOIN (SELECT rid, score, exact FROM r ORDER BY exact, score, rid LIMIT ${q.limit + 1}) x ON 1
+    ORDER BY x.exact, x.score, x.rid`);
+}
+
+function pageOf(rows: PageRow[], q: RankQuery): RankedPage {
   return {
     rows: rows
       .filter((r) => r.rid !== null)
       .map((r) => ({ rid: Number(r.rid), score: Number(r.score), exact: Number(r.exact) })),
     boundary: q.after ? q.after[3] : Number(rows[0]?.bound ?? 0),
   };
+}
+
+/** A large workspace's words ranked by search-split.ts; undefined when bm25() must rank them. */
+function splitRanked(ex: Executor, s: Scoping, q: RankQuery): Promise<Ranked[] | "capped" | undefined> {
+  const lo = q.workspaceId * WORKSPACE_SPAN;
+  return splitPage(ex, {
+    phrases: phrasesOf(q.phrases),
+    lo,
+    hi: lo + WORKSPACE_SPAN - 1,
+    candidates: sql`c AS MATERIALIZED (
+      SELECT f.rowid AS rid FROM search_fts f ${q.join}
+      WHERE search_fts MATCH ${s.match} AND ${s.scope} AND ${q.where}
+      ORDER BY f.rowid LIMIT ${RANKED_CANDIDATES + 1})`,
+    most: q.after ? undefined : RANKED_CANDIDATES,
+    after: q.after ? [q.after[0], q.after[1], q.after[2]] : undefined,
+    want: q.limit + 1,
+  });
 }
 
 /** How many matches the workspace has, counting no further than `most` (a walk of at most that many). */
@@ -228,6 +320,38 @@ function bm25Page(ex: Executor, s: Scoping, q: RankQuery, window: number | undef
     FROM m LEFT JOIN (SELECT rid, score, exact FROM c WHERE 1 ${keyset}
                       ORDER BY exact, score, rid LIMIT ${q.limit + 1}) r ON 1
     ORDER BY r.exact, r.score, r.rid`);
+}
+
+const TITLE_SCORE = -1;
+
+/**
+ * A page of title hits only, newest first, within the newest RANKED_CANDIDATES matches (the first page
+ * finds their lowest rowid and counts the window, a later page has the rowid in its cursor); no page when
+ * too few remain to fill it. `n`: the window's matches (more than RANKED_CANDIDATES on a later page).
+ */
+async function titlePage(ex: Executor, s: Scoping, q: RankQuery): Promise<{ page?: RankedPage; n: number }> {
+  const window = q.after
+    ? sql`SELECT ${q.after[3]} AS low, ${RANKED_CANDIDATES + 1} AS n`
+    : sql`SELECT min(rid) AS low, count(*) AS n FROM (SELECT f.rowid AS rid FROM search_fts f ${q.join}
+        WHERE search_fts MATCH ${s.match} AND ${s.scope} AND ${q.where}
+        ORDER BY f.rowid DESC LIMIT ${RANKED_CANDIDATES + 1})`;
+  const before = q.after ? sql`AND f.rowid < ${q.after[2]}` : sql``;
+  const rows = await ex.all<{ rid: number | null; low: number | null; n: number }>(sql`
+    WITH b AS MATERIALIZED (${window})
+    SELECT t.rid, b.low, b.n FROM b LEFT JOIN (
+      SELECT f.rowid AS rid FROM search_fts f ${q.join}
+      WHERE search_fts MATCH ${s.titleMatch} AND ${s.scope} AND ${q.where}
+        AND f.rowid > (SELECT low FROM b) ${before}
+      ORDER BY f.rowid DESC LIMIT ${q.limit + 1}) t ON 1
+    ORDER BY t.rid DESC`);
+  const found = rows.filter((r) => r.rid !== null);
+  const low = Number(rows[0]?.low ?? 0);
+  const n = Number(rows[0]?.n ?? 0);
+  if (found.length <= q.limit || low <= 0 || n <= RANKED_CANDIDATES) return { n };
+  return {
+    page: { rows: found.map((r) => ({ rid: Number(r.rid), score: TITLE_SCORE, exact: 1 })), boundary: low },
+    n,
+  };
 }
 
 /**

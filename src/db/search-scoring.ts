@@ -17,8 +17,8 @@
 import { type SQL, sql } from "drizzle-orm";
 import type { Executor } from "./database.js";
 
-const K1 = 1.2;
-const B = 0.75;
+export const K1 = 1.2;
+export const B = 0.75;
 
 /** A phrase's weighted frequency in the row of `table` (column weights 10/5/1, as search-ranking.ts's bm25()). */
 export const weightedFrequency = (table: string) =>
@@ -39,7 +39,7 @@ export const weightedFrequency = (table: string) =>
 export const phrasesOf = (match: string): string[] => match.match(/"[^"]*"/g) ?? [];
 
 /** SQLite varints (big-endian, 7 bits a byte; the ninth byte carries 8). */
-function varints(bytes: Uint8Array): number[] {
+export function varints(bytes: Uint8Array): number[] {
   const out: number[] = [];
   let i = 0;
   while (i < bytes.length) {
@@ -58,16 +58,25 @@ function varints(bytes: Uint8Array): number[] {
   return out;
 }
 
-/** The index's average row length in tokens (all columns), as bm25() takes it. */
-export async function averageRowLength(ex: Executor): Promise<number> {
+/** A blob as libSQL returns it, as bytes. */
+export const bytesOf = (blob: ArrayBuffer | Uint8Array) =>
+  blob instanceof Uint8Array ? blob : new Uint8Array(blob);
+
+/** The index's rows and average row length in tokens (all columns), as bm25() takes them. */
+export async function indexAverages(ex: Executor): Promise<{ rows: number; avgdl: number }> {
   const rows = await ex.all<{ block: ArrayBuffer | Uint8Array | null }>(
     sql`SELECT block FROM search_fts_data WHERE id = 1`,
   );
   const block = rows[0]?.block;
-  if (!block) return 1;
-  const [count = 0, ...columns] = varints(block instanceof Uint8Array ? block : new Uint8Array(block));
+  if (!block) return { rows: 0, avgdl: 1 };
+  const [count = 0, ...columns] = varints(bytesOf(block));
   const tokens = columns.reduce((a, b) => a + b, 0);
-  return count > 0 && tokens > 0 ? tokens / count : 1;
+  return { rows: count, avgdl: count > 0 && tokens > 0 ? tokens / count : 1 };
+}
+
+/** The index's average row length in tokens (all columns), as bm25() takes it. */
+export async function averageRowLength(ex: Executor): Promise<number> {
+  return (await indexAverages(ex)).avgdl;
 }
 
 /** FTS5's IDF: log((N - n + 0.5) / (n + 0.5)), at least 1e-6. */

@@ -51,6 +51,43 @@ function matchesIn(toks: Token[], phrases: string[][]): [number, number, number]
   return out;
 }
 
+/** Any UTF-16 unit past U+007F; without one, unicode61 splits on everything but ASCII letters and digits. */
+const NOT_ASCII = /[\u0080-\uffff]/;
+const ASCII_SEPARATORS = /[^a-z0-9]+/;
+
+/** The folded tokens of `text`, as FTS5 indexes them (ASCII text without the Unicode steps, same tokens). */
+export const foldedTokens = (text: string): string[] =>
+  !NOT_ASCII.test(text)
+    ? text
+        .toLowerCase()
+        .split(ASCII_SEPARATORS)
+        .filter((t) => t.length > 0)
+    : tokens(text).map((t) => t.folded);
+
+/** Where in `toks` the phrase starts (its folded tokens in a row), from `from` on; -1 when nowhere. */
+function phraseAt(toks: string[], phrase: string[], from: number): number {
+  const first = phrase[0];
+  for (let i = toks.indexOf(first as string, from); i !== -1; i = toks.indexOf(first as string, i + 1)) {
+    let j = 1;
+    while (j < phrase.length && toks[i + j] === phrase[j]) j++;
+    if (j === phrase.length) return i;
+  }
+  return -1;
+}
+
+/** Whether the folded tokens contain the phrase. */
+export const hasPhrase = (toks: string[], phrase: string[]) => phraseAt(toks, phrase, 0) !== -1;
+
+/** How many times each phrase occurs in `text`, counted as FTS5 counts a phrase's instances in a column. */
+export function phraseCounts(text: string, phrases: string[][]): number[] {
+  const toks = foldedTokens(text);
+  return phrases.map((p) => {
+    let n = 0;
+    for (let i = phraseAt(toks, p, 0); i !== -1; i = phraseAt(toks, p, i + 1)) n++;
+    return n;
+  });
+}
+
 /** The best passage over `columns` (in order: reference id, title, text) for the query's phrases. */
 export function snippetOf(columns: string[], phrases: string[][]): string {
   let best: { col: number; from: number; score: number; toks: Token[]; hits: [number, number, number][] } = {

@@ -21,6 +21,7 @@ import { loadTraceConfig, type TraceConfig } from "./config.js";
 import { FileReader, ReadStatus } from "./file-reader.js";
 import { type CommitCitation, commitsCiting } from "./git.js";
 import { type GitChanges, gitChanges } from "./git-changes.js";
+import { inGitOrder } from "./order.js";
 import { isRacy } from "./racy.js";
 import { CatalogReader, type LocalCatalog } from "./requirements.js";
 import { walkFiles } from "./walk.js";
@@ -240,8 +241,9 @@ async function scanWith(
     const again = await readStoredCache(dir, root);
     if (again?.key === key) cache = again.open();
   }
-  if (!cache) cache = stored?.key === key ? stored.open() : { key, entries: new Map() };
   mark("setup");
+  if (!cache) cache = stored?.key === key ? stored.open() : { key, entries: new Map() };
+  mark("decode");
   settle(cache.entries.size > 0 && cache.listing ? cache.listing : undefined);
   const changes = await changesRun;
   const git = changes !== undefined;
@@ -262,7 +264,7 @@ async function scanWith(
     return kind;
   };
   // A rescan updates the entries in place when it owns them (loaded from disk for this scan), else a copy.
-  const entries = incremental
+  let entries = incremental
     ? cache.owned
       ? cache.entries
       : new Map(cache.entries)
@@ -379,6 +381,10 @@ async function scanWith(
   }
   const read = toRead.length;
   if (!incremental) for (const path of cache.entries.keys()) if (!entries.has(path)) touched.add(path);
+  // A path this rescan added is last: back to the order of a cold scan (which is in it already).
+  const ordered = changes && incremental ? inGitOrder(entries, new Set(changes.untracked)) : entries;
+  const reordered = ordered !== entries;
+  entries = ordered;
   const summary: ScanSummary = {
     files: entries.size + unreadable.size,
     read,
@@ -430,7 +436,8 @@ async function scanWith(
   const catalogChanged =
     stored === undefined || JSON.stringify(catalogFiles) !== JSON.stringify(stored.catalog);
   if (options.persist && (read > 0 || commitsChanged || touched.size > 0 || listingChanged || catalogChanged))
-    await saveCache(dir, root, fresh, catalogFiles, cache, touched);
+    // A delta keeps the stored order, adding paths last: a new order is written whole.
+    await saveCache(dir, root, fresh, catalogFiles, reordered ? undefined : cache, touched);
   mark("save");
   return {
     ...summary,

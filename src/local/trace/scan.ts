@@ -16,8 +16,10 @@ import {
   type SkipReason,
   saveCache,
 } from "./cache.js";
+import { type CitationFacts, citationCount, StoredEntry, withBlob } from "./cache-format.js";
 import { type Citation, type CitationKind, CitationMatcher } from "./citations.js";
 import { loadTraceConfig, type TraceConfig } from "./config.js";
+import type { CitationVisitor } from "./coverage.js";
 import { FileReader, ReadStatus } from "./file-reader.js";
 import { type CommitCitation, commitsCiting } from "./git.js";
 import { type GitChanges, gitChanges } from "./git-changes.js";
@@ -41,8 +43,10 @@ export interface ScanResult extends ScanSummary {
   config: TraceConfig;
   catalog: LocalCatalog;
   matcher: CitationMatcher;
-  /** Citations by file, in file order. */
-  byFile: Map<string, Citation[]>;
+  /** Citations by file, in file order (made when first read). */
+  readonly byFile: Map<string, Citation[]>;
+  /** Visits every citation in the order of `byFile` without making objects of the stored ones. */
+  eachCitation(visit: CitationVisitor): void;
   commits: CommitCitation[];
   scanned_at: string;
   duration_ms: number;
@@ -306,7 +310,7 @@ async function scanWith(
       if (sameStamp(old, info)) {
         // Unchanged since a read that was not racy: the content read then is the content now, and the
         // blob git vouches for now.
-        steps.push({ path, entry: blob === undefined || old.blob === blob ? old : { ...old, blob } });
+        steps.push({ path, entry: blob === undefined || old.blob === blob ? old : withBlob(old, blob) });
         continue;
       }
     }
@@ -390,11 +394,15 @@ async function scanWith(
     read,
     skipped: { binary: 0, too_large: 0, unreadable: unreadable.size },
   };
-  const byFile = new Map<string, Citation[]>();
-  for (const [path, entry] of entries) {
+  // The files with citations; a stored entry's are decoded only when asked for (a rescan's coverage reads
+  // their facts, see eachCitation).
+  const cited: [string, CacheEntry][] = [];
+  for (const item of entries) {
+    const entry = item[1];
     if (entry.skipped) summary.skipped[entry.skipped]++;
-    if (entry.citations.length > 0) byFile.set(path, entry.citations);
+    if (citationCount(entry) > 0) cited.push(item);
   }
+  let byFile: Map<string, Citation[]> | undefined;
   const untrackedMemo = await changes?.untrackedMemo;
   mark("files");
   const fresh: ScanCache = {
@@ -447,7 +455,21 @@ async function scanWith(
     config,
     catalog,
     matcher,
-    byFile,
+    get byFile() {
+      byFile ??= new Map(cited.map(([path, entry]) => [path, entry.citations]));
+      return byFile;
+    },
+    eachCitation(visit) {
+      const facts: CitationFacts = { id: "", form: "hosted", kind: "impl", revision: null };
+      for (const [, entry] of cited) {
+        const list = () => entry.citations;
+        if (entry instanceof StoredEntry) entry.eachFact((f, i) => visit(f, list, i), facts);
+        else {
+          const all = entry.citations;
+          for (let i = 0; i < all.length; i++) visit(all[i] as Citation, list, i);
+        }
+      }
+    },
     commits,
     scanned_at: new Date().toISOString(),
     duration_ms: Math.round(performance.now() - started),

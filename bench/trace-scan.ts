@@ -184,6 +184,12 @@ function childrenCpuMs(): number | undefined {
   }
 }
 
+/** CPU time (ms) of this process (every thread) and its waited-for children: the scan and its git runs. */
+function cpuNow(): number {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000 + (childrenCpuMs() ?? 0);
+}
+
 /** `reqlix-mcp trace --format json` in a new process: wall and CPU milliseconds. */
 function cli(): { ms: number; cpu: number | undefined } {
   const cpu0 = childrenCpuMs();
@@ -199,17 +205,19 @@ function cli(): { ms: number; cpu: number | undefined } {
   return { ms, cpu: cpu0 === undefined || cpu1 === undefined ? undefined : cpu1 - cpu0 };
 }
 
-async function cold(readThread = false): Promise<{ ms: number; citations: number }> {
+async function cold(readThread = false): Promise<{ ms: number; cpu: number; citations: number }> {
   rmSync(cacheDir, { recursive: true, force: true });
+  const cpu = cpuNow();
   const s = performance.now();
   const r = await scanProject(root, {
     env: readThread ? { ...env, REQLIX_TRACE_READ_THREAD: "1" } : env,
     persist: true,
   });
   const ms = performance.now() - s;
+  const cpuMs = cpuNow() - cpu;
   let citations = 0;
   for (const l of r.byFile.values()) citations += l.length;
-  return { ms, citations };
+  return { ms, cpu: cpuMs, citations };
 }
 
 // Warm the page cache, then interleave them.
@@ -218,6 +226,7 @@ gitGrep();
 await cold();
 const grepMs: number[] = [];
 const coldMs: number[] = [];
+const coldCpu: number[] = [];
 const grep1Ms: number[] = [];
 const cold2Ms: number[] = [];
 let grepLines = 0;
@@ -228,6 +237,7 @@ for (let i = 0; i < RUNS; i++) {
   grepLines = g.lines;
   const c = await cold();
   coldMs.push(c.ms);
+  coldCpu.push(c.cpu);
   citations = c.citations;
   grep1Ms.push(gitGrep(1).ms);
   const c2 = await cold(true);
@@ -242,12 +252,16 @@ for (let i = 0; i < RUNS; i++) {
 const reads: number[] = [];
 const incDisk: number[] = [];
 const incMemory: number[] = [];
+const incDiskCpu: number[] = [];
+const incMemoryCpu: number[] = [];
 for (let i = 0; i < RUNS; i++) {
   for (let k = 0; k < 10; k++)
     appendFileSync(join(root, paths[i * 20 + k] as string), `// touched ${i} REQ-00${k}\n`);
+  const cpu = cpuNow();
   const s = performance.now();
   const r = await scanProject(root, { env, persist: true });
   incDisk.push(performance.now() - s);
+  incDiskCpu.push(cpuNow() - cpu);
   reads.push(r.read);
   if (r.read < 10 || r.read > 20) throw new Error(`expected 10 files read (+ ≤ 10 racy ones), got ${r.read}`);
 }
@@ -256,9 +270,11 @@ await scanProject(root, { env, state: memState });
 for (let i = 0; i < RUNS; i++) {
   for (let k = 0; k < 10; k++)
     appendFileSync(join(root, paths[i * 20 + 10 + k] as string), `// again ${i} REQ-01${k}\n`);
+  const cpu = cpuNow();
   const s = performance.now();
   const m = await scanProject(root, { env, state: memState });
   incMemory.push(performance.now() - s);
+  incMemoryCpu.push(cpuNow() - cpu);
   reads.push(m.read);
   if (m.read < 10 || m.read > 20) throw new Error(`expected 10 files read (+ ≤ 10 racy ones), got ${m.read}`);
 }
@@ -327,6 +343,11 @@ const result = {
   incremental_files_read: reads,
   incremental_disk_vs_cold: Number((median(incDisk) / coldMedian).toFixed(3)),
   incremental_memory_vs_cold: Number((median(incMemory) / coldMedian).toFixed(3)),
+  cold_scan_cpu_ms: coldCpu.map(Math.round),
+  incremental_disk_cpu_ms: incDiskCpu.map(Math.round),
+  incremental_memory_cpu_ms: incMemoryCpu.map(Math.round),
+  incremental_disk_vs_cold_cpu: Number((median(incDiskCpu) / median(coldCpu)).toFixed(3)),
+  incremental_memory_vs_cold_cpu: Number((median(incMemoryCpu) / median(coldCpu)).toFixed(3)),
   trace_file_p50_ms: Number(percentile(fileMs, 50).toFixed(2)),
   trace_file_p95_ms: Number(percentile(fileMs, 95).toFixed(2)),
 };
@@ -374,10 +395,24 @@ const rows = [
     "≤ 0.1",
   ],
   [
+    "the same, CPU time (this process and its git children)",
+    `${Math.round(median(incDiskCpu))} ms`,
+    `cold ${Math.round(median(coldCpu))} ms`,
+    String(result.incremental_disk_vs_cold_cpu),
+    "≤ 0.1",
+  ],
+  [
     "rescan after 10 files change, cache in memory (companion), scan only",
     `${Math.round(median(incMemory))} ms`,
     `cold ${Math.round(coldMedian)} ms`,
     String(result.incremental_memory_vs_cold),
+    "≤ 0.1",
+  ],
+  [
+    "the same, CPU time",
+    `${Math.round(median(incMemoryCpu))} ms`,
+    `cold ${Math.round(median(coldCpu))} ms`,
+    String(result.incremental_memory_vs_cold_cpu),
     "≤ 0.1",
   ],
   [

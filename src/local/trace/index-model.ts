@@ -144,9 +144,12 @@ export async function buildIndex(
       else commitsById.set(id, [commit]);
     }
   }
-  const cited = new Set<string>();
-  scan.eachCitation((c) => cited.add(c.id));
-  const hostedIds = [...cited].filter((id) => HOSTED_ID.test(id));
+  const hostedIds: string[] = [];
+  if (hosted.target) {
+    const cited = new Set<string>();
+    scan.eachCitation((c) => cited.add(c.id));
+    for (const id of cited) if (HOSTED_ID.test(id)) hostedIds.push(id);
+  }
   const { resolved, error } = await hosted.resolve(hostedIds, signal);
   const info = new Map<string, RequirementInfo>();
   const lookup = (id: string, form: IdForm): RequirementInfo => {

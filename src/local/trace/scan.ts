@@ -280,6 +280,8 @@ async function scanWith(
   };
   const unreadable = new Set<string>();
   const racy: string[] = [];
+  /** A path this scan added to the entries: it is last, maybe out of order. */
+  let added = false;
   // First what each visited path needs (its cached entry, a drop, or a read), then the reads, then the
   // entries in the visit order (the order of the results).
   const steps: Step[] = [];
@@ -380,13 +382,20 @@ async function scanWith(
       continue;
     }
     if (entry.racy) racy.push(path);
-    if (entries.get(path) !== entry) touched.add(path);
+    const was = entries.get(path);
+    if (was !== entry) {
+      touched.add(path);
+      if (was === undefined) added = true;
+    }
     entries.set(path, entry);
   }
   const read = toRead.length;
   if (!incremental) for (const path of cache.entries.keys()) if (!entries.has(path)) touched.add(path);
   // A path this rescan added is last: back to the order of a cold scan (which is in it already).
-  const ordered = changes && incremental ? inGitOrder(entries, new Set(changes.untracked)) : entries;
+  const ordered =
+    changes && incremental && (added || cache.unordered)
+      ? inGitOrder(entries, new Set(changes.untracked))
+      : entries;
   const reordered = ordered !== entries;
   entries = ordered;
   const summary: ScanSummary = {

@@ -2,7 +2,8 @@
  * The compact form of the scan cache's entries on disk: columns instead of one object per file (typed
  * arrays of numbers, texts joined into long strings, ids in a string table), so that V8's deserializer
  * reads it in a few milliseconds (it took 40–100 ms for the object graph of 20,000 files) and building the
- * entries back is one pass.
+ * entries back is one pass. The citations stay in their columns until a file's are asked for: a rescan's
+ * coverage reads their facts (id, form, kind, pin) there, and makes objects only of those it lists.
  */
 import type { Citation, CitationKind, IdForm } from "./citations.js";
 
@@ -22,6 +23,11 @@ export interface CacheEntry {
   racy?: true;
   citations: Citation[];
   skipped?: SkipReason;
+  /**
+   * How the rules classified the file when it was read (the cache holds entries only under the rules they
+   * were made with: its key), so a rescan classifies the files it visits without compiling the globs.
+   */
+  kind?: CitationKind;
 }
 
 export interface EncodedEntries {
@@ -31,7 +37,7 @@ export interface EncodedEntries {
   stamps: Float64Array;
   /** Blob ids joined by NUL, "" for none. */
   blob: string;
-  /** Per file, bits 0–1: skip reason (0 none, 1 binary, 2 too large); bit 2: racy. */
+  /** Per file, bits 0–1: skip reason (0 none, 1 binary, 2 too large); bit 2: racy; bits 3–4: kind + 1. */
   flags: Uint8Array;
   /** Cited ids joined by NUL. */
   ids: string;
@@ -77,7 +83,10 @@ export function encodeEntries(entries: Iterable<[string, CacheEntry]>): EncodedE
     stamps[i * 4 + 2] = e.ctimeMs;
     stamps[i * 4 + 3] = e.ino;
     blob[i] = e.blob ?? "";
-    flags[i] = (e.skipped === "binary" ? 1 : e.skipped === "too_large" ? 2 : 0) | (e.racy ? 4 : 0);
+    flags[i] =
+      (e.skipped === "binary" ? 1 : e.skipped === "too_large" ? 2 : 0) |
+      (e.racy ? 4 : 0) |
+      (e.kind === undefined ? 0 : (KIND_CODE[e.kind] + 1) << 3);
     for (const cite of e.citations) {
       let id = idAt.get(cite.id);
       if (id === undefined) {
@@ -177,6 +186,7 @@ export class StoredEntry implements CacheEntry {
   blob?: string;
   racy?: true;
   skipped?: SkipReason;
+  kind?: CitationKind;
   #list: Citation[] | undefined;
 
   constructor(
@@ -226,6 +236,7 @@ export class StoredEntry implements CacheEntry {
     copy.blob = blob;
     if (this.racy) copy.racy = true;
     if (this.skipped) copy.skipped = this.skipped;
+    if (this.kind) copy.kind = this.kind;
     return copy;
   }
 }
@@ -274,7 +285,7 @@ export function decodeEntries(data: EncodedEntries): Map<string, CacheEntry> {
     if (file !== previousFile) firstOf[file] = c;
     previousFile = file;
     textAt[c] = at;
-    at += (testLength > 0 ? testLength : 0) + snippetLength;
+    at += Math.max(testLength, 0) + snippetLength;
     check(at <= text.length);
   }
   check(at === text.length);
@@ -298,7 +309,7 @@ export function decodeEntries(data: EncodedEntries): Map<string, CacheEntry> {
       stamps[i * 4 + 3] as number,
       path,
       columns,
-      from < 0 ? 0 : from,
+      Math.max(from, 0),
       from < 0 ? 0 : (ends[i] as number),
     );
     const b = blobs[i] as string;
@@ -306,6 +317,8 @@ export function decodeEntries(data: EncodedEntries): Map<string, CacheEntry> {
     const skipped = SKIPS[f & 3];
     if (skipped) entry.skipped = skipped;
     if (f & 4) entry.racy = true;
+    const kind = KINDS[((f >> 3) & 3) - 1];
+    if (kind) entry.kind = kind;
     entries.set(path, entry);
   }
   return entries;

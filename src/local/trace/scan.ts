@@ -257,12 +257,20 @@ async function scanWith(
   // A file modified after this instant has a later mtime (see racy.ts).
   const readAt = changes?.probedAt ?? Date.now();
   mark("listing");
-  if (state.kinds?.key !== key) state.kinds = { key, byPath: new Map(), of: kindRules(key, config, catalog) };
+  if (state.kinds?.key !== key) {
+    // The globs are compiled when a path's kind is neither remembered nor in its cache entry.
+    let rules: ((path: string) => CitationKind | null) | undefined;
+    const of = (path: string) => {
+      rules ??= kindRules(key, config, catalog);
+      return rules(path);
+    };
+    state.kinds = { key, byPath: new Map(), of };
+  }
   const kinds = state.kinds;
   const kindFor = (path: string): CitationKind | null => {
     let kind = kinds.byPath.get(path);
     if (kind === undefined) {
-      kind = kinds.of(path);
+      kind = cache.entries.get(path)?.kind ?? kinds.of(path);
       kinds.byPath.set(path, kind);
     }
     return kind;
@@ -341,8 +349,17 @@ async function scanWith(
         };
         const entry: CacheEntry =
           status === ReadStatus.Read
-            ? { ...stamp, citations: file.citations ?? matcher.scan(file.bytes, step.path, step.kind) }
-            : { ...stamp, citations: [], skipped: status === ReadStatus.Binary ? "binary" : "too_large" };
+            ? {
+                ...stamp,
+                citations: file.citations ?? matcher.scan(file.bytes, step.path, step.kind),
+                kind: step.kind,
+              }
+            : {
+                ...stamp,
+                citations: [],
+                skipped: status === ReadStatus.Binary ? "binary" : "too_large",
+                kind: step.kind,
+              };
         // Modified since git looked, or so recently that a later write could keep its mtime: neither the
         // blob nor size and mtime vouch for what was read, so the next scan reads it again.
         if (isRacy(stamp.mtimeMs, readAt) || isRacy(stamp.ctimeMs, readAt)) entry.racy = true;

@@ -11,7 +11,7 @@ import { parseArgs, usage } from "./cli-args.js";
 import type { LocalContext, LocalEnvironment } from "./context.js";
 import { JsonRpcStdioServerTransport } from "./stdio-transport.js";
 import { toolsets } from "./toolsets.js";
-import { runTraceCli } from "./trace/cli.js";
+import { runTraceProcess } from "./trace/cli.js";
 
 declare const __REQLIX_VERSION__: string | undefined;
 const VERSION = typeof __REQLIX_VERSION__ === "string" ? __REQLIX_VERSION__ : "0.0.0-dev";
@@ -31,12 +31,7 @@ export async function runCompanion(options: CompanionOptions): Promise<void> {
   const argv = process.argv.slice(2);
   if (argv[0] === "trace") {
     // `reqlix-mcp trace …`: the CI report, not the MCP server.
-    process.exitCode = await runTraceCli(argv.slice(1), {
-      cwd: process.cwd(),
-      env: process.env,
-      out: (text) => process.stdout.write(text),
-      err: (text) => process.stderr.write(text),
-    });
+    await runTraceProcess(argv.slice(1));
     return;
   }
   if ((BRIDGE_COMMANDS as readonly string[]).includes(argv[0] ?? "")) {

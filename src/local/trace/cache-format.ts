@@ -2,9 +2,10 @@
  * The compact form of the scan cache's entries on disk: columns instead of one object per file (typed
  * arrays of numbers, texts joined into long strings, ids in a string table), so that V8's deserializer
  * reads it in a few milliseconds (it took 40–100 ms for the object graph of 20,000 files) and building the
- * entries back is one pass.
+ * entries back is one pass. The citations stay in their columns until a file's are asked for: a rescan's
+ * coverage reads their facts (id, form, kind, pin) there, and makes objects only of those it lists.
  */
-import type { Citation, CitationKind } from "./citations.js";
+import type { Citation, CitationKind, IdForm } from "./citations.js";
 
 export type SkipReason = "binary" | "too_large";
 
@@ -22,6 +23,11 @@ export interface CacheEntry {
   racy?: true;
   citations: Citation[];
   skipped?: SkipReason;
+  /**
+   * How the rules classified the file when it was read (the cache holds entries only under the rules they
+   * were made with: its key), so a rescan classifies the files it visits without compiling the globs.
+   */
+  kind?: CitationKind;
 }
 
 export interface EncodedEntries {
@@ -31,7 +37,7 @@ export interface EncodedEntries {
   stamps: Float64Array;
   /** Blob ids joined by NUL, "" for none. */
   blob: string;
-  /** Per file, bits 0–1: skip reason (0 none, 1 binary, 2 too large); bit 2: racy. */
+  /** Per file, bits 0–1: skip reason (0 none, 1 binary, 2 too large); bit 2: racy; bits 3–4: kind + 1. */
   flags: Uint8Array;
   /** Cited ids joined by NUL. */
   ids: string;
@@ -77,7 +83,10 @@ export function encodeEntries(entries: Iterable<[string, CacheEntry]>): EncodedE
     stamps[i * 4 + 2] = e.ctimeMs;
     stamps[i * 4 + 3] = e.ino;
     blob[i] = e.blob ?? "";
-    flags[i] = (e.skipped === "binary" ? 1 : e.skipped === "too_large" ? 2 : 0) | (e.racy ? 4 : 0);
+    flags[i] =
+      (e.skipped === "binary" ? 1 : e.skipped === "too_large" ? 2 : 0) |
+      (e.racy ? 4 : 0) |
+      (e.kind === undefined ? 0 : (KIND_CODE[e.kind] + 1) << 3);
     for (const cite of e.citations) {
       let id = idAt.get(cite.id);
       if (id === undefined) {
@@ -116,7 +125,136 @@ const check = (ok: boolean) => {
   if (!ok) throw new Corrupt("cache entries do not decode");
 };
 
-/** The entries back; throws when the data is not what `encodeEntries` writes (a corrupt file). */
+/** What coverage needs of a citation (the rest is decoded only for the few it lists). */
+export interface CitationFacts {
+  id: string;
+  form: IdForm;
+  kind: CitationKind;
+  revision: number | null;
+}
+
+/** The stored citations of every entry decoded from one file, each decoded when its file's are asked for. */
+class Columns {
+  constructor(
+    readonly ids: string[],
+    readonly cites: Int32Array,
+    readonly lengths: Int32Array,
+    readonly text: string,
+    /** Where each citation's text (test name, then snippet) starts in `text`. */
+    readonly textAt: Int32Array,
+  ) {}
+
+  facts(c: number, into: CitationFacts): void {
+    const o = c * NUMBERS;
+    const code = this.cites[o + 5] as number;
+    into.id = this.ids[this.cites[o + 1] as number] as string;
+    into.form = code & 4 ? "reqlix" : "hosted";
+    into.kind = KINDS[code & 3] as CitationKind;
+    into.revision = (this.cites[o + 2] as number) || null;
+  }
+
+  citation(c: number, file: string): Citation {
+    const o = c * NUMBERS;
+    const code = this.cites[o + 5] as number;
+    const testLength = this.lengths[c * 2] as number;
+    let at = this.textAt[c] as number;
+    let test_name: string | null = null;
+    if (testLength >= 0) {
+      test_name = this.text.slice(at, at + testLength);
+      at += testLength;
+    }
+    // The key order of a citation the matcher makes: JSON renderings of both are the same bytes.
+    return {
+      id: this.ids[this.cites[o + 1] as number] as string,
+      form: code & 4 ? "reqlix" : "hosted",
+      revision: (this.cites[o + 2] as number) || null,
+      file,
+      line: this.cites[o + 3] as number,
+      column: this.cites[o + 4] as number,
+      kind: KINDS[code & 3] as CitationKind,
+      test_name,
+      snippet: this.text.slice(at, at + (this.lengths[c * 2 + 1] as number)),
+    };
+  }
+}
+
+/**
+ * An entry read from disk. A rescan needs the citations of the few files it reads again and the facts of
+ * the others' (coverage): the objects of a file's citations are made when first asked for.
+ */
+export class StoredEntry implements CacheEntry {
+  blob?: string;
+  racy?: true;
+  skipped?: SkipReason;
+  kind?: CitationKind;
+  #list: Citation[] | undefined;
+
+  constructor(
+    readonly size: number,
+    readonly mtimeMs: number,
+    readonly ctimeMs: number,
+    readonly ino: number,
+    private readonly path: string,
+    private readonly columns: Columns,
+    private readonly from: number,
+    private readonly to: number,
+  ) {}
+
+  get citations(): Citation[] {
+    if (this.#list === undefined) {
+      const list: Citation[] = [];
+      for (let c = this.from; c < this.to; c++) list.push(this.columns.citation(c, this.path));
+      this.#list = list;
+    }
+    return this.#list;
+  }
+
+  get count(): number {
+    return this.to - this.from;
+  }
+
+  /** The facts of each citation, in order, without making their objects (unless made already). */
+  eachFact(visit: (facts: CitationFacts, index: number) => void, into: CitationFacts): void {
+    for (let c = this.from; c < this.to; c++) {
+      this.columns.facts(c, into);
+      visit(into, c - this.from);
+    }
+  }
+
+  /** This entry with another blob. */
+  withBlob(blob: string): StoredEntry {
+    const copy = new StoredEntry(
+      this.size,
+      this.mtimeMs,
+      this.ctimeMs,
+      this.ino,
+      this.path,
+      this.columns,
+      this.from,
+      this.to,
+    );
+    copy.blob = blob;
+    if (this.racy) copy.racy = true;
+    if (this.skipped) copy.skipped = this.skipped;
+    if (this.kind) copy.kind = this.kind;
+    return copy;
+  }
+}
+
+/** An entry with another blob (a stored entry's citations stay undecoded). */
+export function withBlob(entry: CacheEntry, blob: string): CacheEntry {
+  return entry instanceof StoredEntry ? entry.withBlob(blob) : { ...entry, blob };
+}
+
+/** How many citations an entry has, without decoding a stored one's. */
+export function citationCount(entry: CacheEntry): number {
+  return entry instanceof StoredEntry ? entry.count : entry.citations.length;
+}
+
+/**
+ * The entries back; throws when the data is not what `encodeEntries` writes (a corrupt file). Every column
+ * is checked here, in one pass over the numbers: a citation decoded later cannot fail.
+ */
 export function decodeEntries(data: EncodedEntries): Map<string, CacheEntry> {
   const { stamps, flags, cites, lengths, text } = data;
   check(typeof data.paths === "string" && typeof data.blob === "string" && typeof data.ids === "string");
@@ -129,61 +267,59 @@ export function decodeEntries(data: EncodedEntries): Map<string, CacheEntry> {
   const count = cites.length / NUMBERS;
   check(stamps.length === n * 4 && flags.length === n && blobs.length === Math.max(n, 1));
   check(Number.isInteger(count) && lengths.length === count * 2);
-  const citations: Citation[][] = new Array(n);
+  // Citations are stored file by file: each file's are one run, found here with the text's offsets.
+  const textAt = new Int32Array(count);
+  const firstOf = new Int32Array(n + 1).fill(-1);
   let at = 0;
+  let previousFile = -1;
   for (let c = 0; c < count; c++) {
     const o = c * NUMBERS;
     const file = cites[o] as number;
-    const id = ids[cites[o + 1] as number];
+    const id = cites[o + 1] as number;
     const code = cites[o + 5] as number;
-    const kind = KINDS[code & 3];
     const testLength = lengths[c * 2] as number;
     const snippetLength = lengths[c * 2 + 1] as number;
-    check(file >= 0 && file < n && id !== undefined && kind !== undefined && snippetLength >= 0);
-    let test_name: string | null = null;
-    if (testLength >= 0) {
-      test_name = text.slice(at, at + testLength);
-      at += testLength;
-    }
-    const snippet = text.slice(at, at + snippetLength);
-    at += snippetLength;
+    check(file >= 0 && file >= previousFile && file < n && id >= 0 && id < ids.length);
+    check((code & 3) < 3 && code >= 0 && code < 8 && (cites[o + 2] as number) >= 0);
+    check(testLength >= -1 && snippetLength >= 0);
+    if (file !== previousFile) firstOf[file] = c;
+    previousFile = file;
+    textAt[c] = at;
+    at += Math.max(testLength, 0) + snippetLength;
     check(at <= text.length);
-    const path = paths[file] as string;
-    let list = citations[file];
-    if (!list) {
-      list = [];
-      citations[file] = list;
-    }
-    list.push({
-      id: id as string,
-      revision: (cites[o + 2] as number) || null,
-      file: path,
-      line: cites[o + 3] as number,
-      column: cites[o + 4] as number,
-      kind: kind as CitationKind,
-      test_name,
-      snippet,
-      form: code & 4 ? "reqlix" : "hosted",
-    });
   }
   check(at === text.length);
+  const columns = new Columns(ids, cites, lengths, text, textAt);
   const entries = new Map<string, CacheEntry>();
-  const none: Citation[] = [];
+  let next = count;
+  // From the last file back, so that a file without citations knows where the next one's start.
+  const ends = new Int32Array(n);
+  for (let i = n - 1; i >= 0; i--) {
+    ends[i] = next;
+    if ((firstOf[i] as number) >= 0) next = firstOf[i] as number;
+  }
   for (let i = 0; i < n; i++) {
     const f = flags[i] as number;
-    const entry: CacheEntry = {
-      size: stamps[i * 4] as number,
-      mtimeMs: stamps[i * 4 + 1] as number,
-      ctimeMs: stamps[i * 4 + 2] as number,
-      ino: stamps[i * 4 + 3] as number,
-      citations: citations[i] ?? none,
-    };
+    const from = firstOf[i] as number;
+    const path = paths[i] as string;
+    const entry = new StoredEntry(
+      stamps[i * 4] as number,
+      stamps[i * 4 + 1] as number,
+      stamps[i * 4 + 2] as number,
+      stamps[i * 4 + 3] as number,
+      path,
+      columns,
+      Math.max(from, 0),
+      from < 0 ? 0 : (ends[i] as number),
+    );
     const b = blobs[i] as string;
     if (b !== "") entry.blob = b;
     const skipped = SKIPS[f & 3];
     if (skipped) entry.skipped = skipped;
     if (f & 4) entry.racy = true;
-    entries.set(paths[i] as string, entry);
+    const kind = KINDS[((f >> 3) & 3) - 1];
+    if (kind) entry.kind = kind;
+    entries.set(path, entry);
   }
   return entries;
 }

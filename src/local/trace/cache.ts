@@ -34,6 +34,8 @@ export interface ScanCache {
   entries: Map<string, CacheEntry>;
   /** The entries were made for one scan (read from disk), which may update them in place. */
   owned?: boolean;
+  /** The entries may not be in a cold scan's order (a delta added paths after the base's): see order.ts. */
+  unordered?: boolean;
   /** The citing commits of the last scan, reused while HEAD, the history limit and the pattern stay. */
   commits?: CommitsMemo;
   /**
@@ -70,7 +72,7 @@ interface Delta extends Facts {
 }
 
 const FORMAT = "reqlix-trace-cache";
-export const CACHE_VERSION = 4;
+export const CACHE_VERSION = 6;
 
 export function cacheDir(env: Readonly<Record<string, string | undefined>>): string {
   if (env.REQLIX_CACHE_DIR) return env.REQLIX_CACHE_DIR;
@@ -133,8 +135,10 @@ export async function readStoredCache(dir: string, root: string): Promise<Stored
       try {
         const entries = decodeEntries(base.entries);
         const pending = new Set<string>();
+        let unordered = false;
         if (delta) {
           for (const [path, entry] of decodeEntries(delta.set)) {
+            if (!entries.has(path)) unordered = true; // placed last
             entries.set(path, entry);
             pending.add(path);
           }
@@ -151,6 +155,7 @@ export async function readStoredCache(dir: string, root: string): Promise<Stored
           unreadable: facts.unreadable,
           racy: facts.racy,
           owned: true,
+          ...(unordered ? { unordered } : {}),
         };
         loaded.set(cache, { generation: base.generation, pending });
         return cache;

@@ -213,6 +213,16 @@ export async function runTraceCli(argv: string[], io: TraceCliIo): Promise<numbe
   }
 }
 
+/** The CLI over this process's arguments, folder, environment and standard streams; sets the exit code. */
+export async function runTraceProcess(argv: string[]): Promise<void> {
+  process.exitCode = await runTraceCli(argv, {
+    cwd: process.cwd(),
+    env: process.env,
+    out: (text) => process.stdout.write(text),
+    err: (text) => process.stderr.write(text),
+  });
+}
+
 function hostedFailure(message: string): DomainError {
   if (/\(401/.test(message)) return new DomainError("unauthorized", message);
   if (/\(403/.test(message)) return DomainError.forbidden(message);

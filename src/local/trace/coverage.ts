@@ -3,6 +3,7 @@
  * `impl_only`, `test_only`, `uncovered` (doc citations do not count), plus `orphan` citations (ids that do
  * not exist) and `suspect` citations (pinned to a revision older than the requirement's current one, the hosted rule too).
  */
+import type { CitationFacts } from "./cache-format.js";
 import type { Citation, IdForm } from "./citations.js";
 
 export type CoverageStatus = "covered" | "impl_only" | "test_only" | "uncovered";
@@ -52,11 +53,31 @@ function byId(a: { id: string }, b: { id: string }): number {
 }
 
 /**
+ * Citations as coverage reads them, in order: the facts of each, and its file's citations (`list()`, made
+ * only for the few it lists: orphans and suspects) with its position there.
+ */
+export type CitationVisitor = (facts: CitationFacts, list: () => Citation[], index: number) => void;
+
+/**
  * `universe`: requirements that exist even when nothing cites them (the local ones); `info(id)` answers for
  * cited ids outside it.
  */
 export function computeCoverage(
   citations: Iterable<Citation>,
+  universe: Iterable<RequirementInfo>,
+  info: (id: string, form: IdForm) => RequirementInfo,
+): Coverage {
+  const all = [...citations];
+  const list = () => all;
+  const each = (visit: CitationVisitor) => {
+    for (let i = 0; i < all.length; i++) visit(all[i] as Citation, list, i);
+  };
+  return coverageOf(each, universe, info);
+}
+
+/** The coverage of the citations `each` visits (see computeCoverage). */
+export function coverageOf(
+  each: (visit: CitationVisitor) => void,
   universe: Iterable<RequirementInfo>,
   info: (id: string, form: IdForm) => RequirementInfo,
 ): Coverage {
@@ -72,19 +93,19 @@ export function computeCoverage(
   for (const u of universe) row(u);
   const orphans: Citation[] = [];
   const suspects: SuspectCitation[] = [];
-  for (const c of citations) {
+  each((c, list, index) => {
     const known = rows.get(c.id) ?? info(c.id, c.form);
     if (known.exists === false) {
-      orphans.push(c);
-      continue;
+      orphans.push(list()[index] as Citation);
+      return;
     }
     const r = row(known);
     r[c.kind]++;
     if (c.revision !== null && r.revision !== null && c.revision < r.revision) {
       r.suspect++;
-      suspects.push({ ...c, current_revision: r.revision });
+      suspects.push({ ...(list()[index] as Citation), current_revision: r.revision });
     }
-  }
+  });
   const summary: Coverage["summary"] = {
     covered: 0,
     impl_only: 0,

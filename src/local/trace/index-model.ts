@@ -3,7 +3,7 @@
  * unknown), and the coverage computed from both. Built by `trace-service.ts`, read by the tools and the CLI.
  */
 import type { Citation, IdForm } from "./citations.js";
-import { type Coverage, computeCoverage, type RequirementInfo } from "./coverage.js";
+import { type Coverage, coverageOf, type RequirementInfo } from "./coverage.js";
 import type { CommitCitation } from "./git.js";
 import type { HostedTarget, ResolvedReference } from "./hosted.js";
 import { resolveReferences } from "./hosted.js";
@@ -117,16 +117,25 @@ export async function buildIndex(
   hosted: HostedResolver,
   signal?: AbortSignal,
 ): Promise<TraceIndex> {
-  const citations: Citation[] = [];
-  const byId = new Map<string, Citation[]>();
-  for (const list of scan.byFile.values()) {
-    for (const c of list) {
-      citations.push(c);
-      const l = byId.get(c.id);
-      if (l) l.push(c);
-      else byId.set(c.id, [c]);
+  // Every citation as an object, and by id: made when first asked for (the CLI needs neither unless it
+  // pushes; its coverage reads the stored citations' facts).
+  let citations: Citation[] | undefined;
+  let byId: Map<string, Citation[]> | undefined;
+  const allCitations = (): Citation[] => {
+    citations ??= [...scan.byFile.values()].flat();
+    return citations;
+  };
+  const citationsById = (): Map<string, Citation[]> => {
+    if (!byId) {
+      byId = new Map();
+      for (const c of allCitations()) {
+        const l = byId.get(c.id);
+        if (l) l.push(c);
+        else byId.set(c.id, [c]);
+      }
     }
-  }
+    return byId;
+  };
   const commitsById = new Map<string, CommitCitation[]>();
   for (const commit of scan.commits) {
     for (const id of commit.ids) {
@@ -135,7 +144,12 @@ export async function buildIndex(
       else commitsById.set(id, [commit]);
     }
   }
-  const hostedIds = [...byId.keys()].filter((id) => HOSTED_ID.test(id));
+  const hostedIds: string[] = [];
+  if (hosted.target) {
+    const cited = new Set<string>();
+    scan.eachCitation((c) => cited.add(c.id));
+    for (const id of cited) if (HOSTED_ID.test(id)) hostedIds.push(id);
+  }
   const { resolved, error } = await hosted.resolve(hostedIds, signal);
   const info = new Map<string, RequirementInfo>();
   const lookup = (id: string, form: IdForm): RequirementInfo => {
@@ -148,6 +162,18 @@ export async function buildIndex(
   };
   const universe = localInfo(scan);
   for (const u of universe) info.set(u.id, u);
-  const coverage = computeCoverage(citations, universe, lookup);
-  return { scan, citations, byId, commitsById, info, coverage, hosted_error: error };
+  const coverage = coverageOf(scan.eachCitation, universe, lookup);
+  return {
+    scan,
+    get citations() {
+      return allCitations();
+    },
+    get byId() {
+      return citationsById();
+    },
+    commitsById,
+    info,
+    coverage,
+    hosted_error: error,
+  };
 }

@@ -16,11 +16,14 @@ import {
   type SkipReason,
   saveCache,
 } from "./cache.js";
+import { type CitationFacts, citationCount, StoredEntry, withBlob } from "./cache-format.js";
 import { type Citation, type CitationKind, CitationMatcher } from "./citations.js";
 import { loadTraceConfig, type TraceConfig } from "./config.js";
+import type { CitationVisitor } from "./coverage.js";
 import { FileReader, ReadStatus } from "./file-reader.js";
 import { type CommitCitation, commitsCiting } from "./git.js";
 import { type GitChanges, gitChanges } from "./git-changes.js";
+import { inGitOrder } from "./order.js";
 import { isRacy } from "./racy.js";
 import { CatalogReader, type LocalCatalog } from "./requirements.js";
 import { walkFiles } from "./walk.js";
@@ -40,8 +43,10 @@ export interface ScanResult extends ScanSummary {
   config: TraceConfig;
   catalog: LocalCatalog;
   matcher: CitationMatcher;
-  /** Citations by file, in file order. */
-  byFile: Map<string, Citation[]>;
+  /** Citations by file, in file order (made when first read). */
+  readonly byFile: Map<string, Citation[]>;
+  /** Visits every citation in the order of `byFile` without making objects of the stored ones. */
+  eachCitation(visit: CitationVisitor): void;
   commits: CommitCitation[];
   scanned_at: string;
   duration_ms: number;
@@ -240,8 +245,9 @@ async function scanWith(
     const again = await readStoredCache(dir, root);
     if (again?.key === key) cache = again.open();
   }
-  if (!cache) cache = stored?.key === key ? stored.open() : { key, entries: new Map() };
   mark("setup");
+  if (!cache) cache = stored?.key === key ? stored.open() : { key, entries: new Map() };
+  mark("decode");
   settle(cache.entries.size > 0 && cache.listing ? cache.listing : undefined);
   const changes = await changesRun;
   const git = changes !== undefined;
@@ -251,18 +257,26 @@ async function scanWith(
   // A file modified after this instant has a later mtime (see racy.ts).
   const readAt = changes?.probedAt ?? Date.now();
   mark("listing");
-  if (state.kinds?.key !== key) state.kinds = { key, byPath: new Map(), of: kindRules(key, config, catalog) };
+  if (state.kinds?.key !== key) {
+    // The globs are compiled when a path's kind is neither remembered nor in its cache entry.
+    let rules: ((path: string) => CitationKind | null) | undefined;
+    const of = (path: string) => {
+      rules ??= kindRules(key, config, catalog);
+      return rules(path);
+    };
+    state.kinds = { key, byPath: new Map(), of };
+  }
   const kinds = state.kinds;
   const kindFor = (path: string): CitationKind | null => {
     let kind = kinds.byPath.get(path);
     if (kind === undefined) {
-      kind = kinds.of(path);
+      kind = cache.entries.get(path)?.kind ?? kinds.of(path);
       kinds.byPath.set(path, kind);
     }
     return kind;
   };
   // A rescan updates the entries in place when it owns them (loaded from disk for this scan), else a copy.
-  const entries = incremental
+  let entries = incremental
     ? cache.owned
       ? cache.entries
       : new Map(cache.entries)
@@ -274,6 +288,8 @@ async function scanWith(
   };
   const unreadable = new Set<string>();
   const racy: string[] = [];
+  /** A path this scan added to the entries: it is last, maybe out of order. */
+  let added = false;
   // First what each visited path needs (its cached entry, a drop, or a read), then the reads, then the
   // entries in the visit order (the order of the results).
   const steps: Step[] = [];
@@ -304,7 +320,7 @@ async function scanWith(
       if (sameStamp(old, info)) {
         // Unchanged since a read that was not racy: the content read then is the content now, and the
         // blob git vouches for now.
-        steps.push({ path, entry: blob === undefined || old.blob === blob ? old : { ...old, blob } });
+        steps.push({ path, entry: blob === undefined || old.blob === blob ? old : withBlob(old, blob) });
         continue;
       }
     }
@@ -333,8 +349,17 @@ async function scanWith(
         };
         const entry: CacheEntry =
           status === ReadStatus.Read
-            ? { ...stamp, citations: file.citations ?? matcher.scan(file.bytes, step.path, step.kind) }
-            : { ...stamp, citations: [], skipped: status === ReadStatus.Binary ? "binary" : "too_large" };
+            ? {
+                ...stamp,
+                citations: file.citations ?? matcher.scan(file.bytes, step.path, step.kind),
+                kind: step.kind,
+              }
+            : {
+                ...stamp,
+                citations: [],
+                skipped: status === ReadStatus.Binary ? "binary" : "too_large",
+                kind: step.kind,
+              };
         // Modified since git looked, or so recently that a later write could keep its mtime: neither the
         // blob nor size and mtime vouch for what was read, so the next scan reads it again.
         if (isRacy(stamp.mtimeMs, readAt) || isRacy(stamp.ctimeMs, readAt)) entry.racy = true;
@@ -374,21 +399,36 @@ async function scanWith(
       continue;
     }
     if (entry.racy) racy.push(path);
-    if (entries.get(path) !== entry) touched.add(path);
+    const was = entries.get(path);
+    if (was !== entry) {
+      touched.add(path);
+      if (was === undefined) added = true;
+    }
     entries.set(path, entry);
   }
   const read = toRead.length;
   if (!incremental) for (const path of cache.entries.keys()) if (!entries.has(path)) touched.add(path);
+  // A path this rescan added is last: back to the order of a cold scan (which is in it already).
+  const ordered =
+    changes && incremental && (added || cache.unordered)
+      ? inGitOrder(entries, new Set(changes.untracked))
+      : entries;
+  const reordered = ordered !== entries;
+  entries = ordered;
   const summary: ScanSummary = {
     files: entries.size + unreadable.size,
     read,
     skipped: { binary: 0, too_large: 0, unreadable: unreadable.size },
   };
-  const byFile = new Map<string, Citation[]>();
-  for (const [path, entry] of entries) {
+  // The files with citations; a stored entry's are decoded only when asked for (a rescan's coverage reads
+  // their facts, see eachCitation).
+  const cited: [string, CacheEntry][] = [];
+  for (const item of entries) {
+    const entry = item[1];
     if (entry.skipped) summary.skipped[entry.skipped]++;
-    if (entry.citations.length > 0) byFile.set(path, entry.citations);
+    if (citationCount(entry) > 0) cited.push(item);
   }
+  let byFile: Map<string, Citation[]> | undefined;
   const untrackedMemo = await changes?.untrackedMemo;
   mark("files");
   const fresh: ScanCache = {
@@ -430,7 +470,8 @@ async function scanWith(
   const catalogChanged =
     stored === undefined || JSON.stringify(catalogFiles) !== JSON.stringify(stored.catalog);
   if (options.persist && (read > 0 || commitsChanged || touched.size > 0 || listingChanged || catalogChanged))
-    await saveCache(dir, root, fresh, catalogFiles, cache, touched);
+    // A delta keeps the stored order, adding paths last: a new order is written whole.
+    await saveCache(dir, root, fresh, catalogFiles, reordered ? undefined : cache, touched);
   mark("save");
   return {
     ...summary,
@@ -440,7 +481,21 @@ async function scanWith(
     config,
     catalog,
     matcher,
-    byFile,
+    get byFile() {
+      byFile ??= new Map(cited.map(([path, entry]) => [path, entry.citations]));
+      return byFile;
+    },
+    eachCitation(visit) {
+      const facts: CitationFacts = { id: "", form: "hosted", kind: "impl", revision: null };
+      for (const [, entry] of cited) {
+        const list = () => entry.citations;
+        if (entry instanceof StoredEntry) entry.eachFact((f, i) => visit(f, list, i), facts);
+        else {
+          const all = entry.citations;
+          for (let i = 0; i < all.length; i++) visit(all[i] as Citation, list, i);
+        }
+      }
+    },
     commits,
     scanned_at: new Date().toISOString(),
     duration_ms: Math.round(performance.now() - started),

@@ -204,6 +204,14 @@ describe("the disk cache", () => {
       }),
       serialize({ ...data, entries: { ...data.entries, text: data.entries.text.slice(1) } }),
       serialize({ ...data, entries: { ...data.entries, paths: "just-one-path" } }),
+      // Citations are decoded lazily: every column is checked when the file is read, so none fails later.
+      serialize({
+        ...data,
+        entries: { ...data.entries, cites: Int32Array.from(data.entries.cites).reverse() },
+      }),
+      serialize({ ...data, entries: { ...data.entries, ids: "" } }),
+      serialize({ ...data, root: "/another/project" }),
+      serialize({ ...data, version: "5" }),
     ];
     for (const bad of variants) {
       await writeFile(file, bad);

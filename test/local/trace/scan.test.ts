@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Citation } from "../../../src/local/trace/citations.js";
-import { parseTraceConfig } from "../../../src/local/trace/config.js";
+import { parseTraceConfig } from "../../../src/local/trace/config-parse.js";
 import { FileReader } from "../../../src/local/trace/file-reader.js";
 import { newScanState, type ScanResult, scanProject } from "../../../src/local/trace/scan.js";
 import { ageWorkingCopy, type Fixture, makeFixture, pastGranularity } from "./fixture.js";

@@ -5,7 +5,8 @@
  *   (c) as tools/call get_epic on /mcp (protocol/streamable-http.ts: no SDK server or transport per request),
  * all three behind the same app middleware (request id, body limit, Origin/Host check, token auth), over
  * real HTTP (@hono/node-server in a child process, so the load generator does not share its event loop).
- * (b) and (c) also write their audit rows, as in production, and all three share the production token cache
+ * All three queue their read's audit row in the production sink (the bare route too: any route serving a
+ * token's read owes its row; BENCH_BARE_AUDIT=off drops it there) and share the production token cache
  * (src/http/token-cache.ts; BENCH_TOKEN_CACHE=off looks every token up). No rate limiter in any of them.
  * Targets (issue 16): (b) ≥ 0.85 × (a), (c) ≥ 0.75 × (a) at every concurrency, by req/s and by server CPU
  * per request.
@@ -49,11 +50,40 @@ async function serveChild(): Promise<void> {
       : createAuditSink({ database, logger });
   // As src/node.ts builds it: with the token cache (BENCH_TOKEN_CACHE=off: every request looks its token up).
   const tokenCache = process.env.BENCH_TOKEN_CACHE === "off" ? undefined : new TokenCache();
-  const app = createApp({ database, logger, version: "bench", audit, ...(tokenCache ? { tokenCache } : {}) });
-  // (a): the bare route, under the same middleware as the faces (it lives below /api/v1/mcp/*).
+  // get_epic and create_epic are in the `backlog` toolset, not the default one: every toolset, as with
+  // REQLIX_DEFAULT_TOOLSETS=all (the selection is computed once per scope either way).
+  const app = createApp({
+    database,
+    logger,
+    version: "bench",
+    audit,
+    defaultToolsets: "all",
+    ...(tokenCache ? { tokenCache } : {}),
+  });
+  // (a): the bare route, under the same middleware as the faces (it lives below /api/v1/mcp/*), and with
+  // the same audit: a read served to a token is audited on every face, so a baseline that skipped its row
+  // would charge the faces for work any route serving it must do. One row per read, queued in the same
+  // group-committed sink the faces use (BENCH_BARE_AUDIT=off: the route without its row, as measured
+  // before 2026-11-25 evening).
+  const bareAudit = process.env.BENCH_BARE_AUDIT !== "off";
   app.get("/api/v1/mcp/bare/epics/:id", async (c) => {
     const auth = c.get("auth");
+    const started = performance.now();
     const epic = await database.read((db) => getEpic(db, auth.workspaceId, c.req.param("id")));
+    if (bareAudit) {
+      void audit.record({
+        workspaceId: auth.workspaceId,
+        userId: auth.userId,
+        tokenId: auth.tokenId,
+        channel: "jsonrpc",
+        method: "tools/call",
+        target: "get_epic",
+        referenceId: epic.reference_id,
+        outcome: "ok",
+        requestId: c.get("requestId"),
+        durationMs: Math.round(performance.now() - started),
+      });
+    }
     return c.json(epic);
   });
   const server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" });
@@ -283,7 +313,7 @@ async function main(): Promise<void> {
   const lines = [
     `# Faces benchmark: the same read through a bare route, /api/v1/mcp and /mcp`,
     "",
-    `Node ${process.version}, ${new Date().toISOString()}; ${cpus().length} CPUs, load average ${load} at the end; audit ${process.env.BENCH_AUDIT === "off" ? "OFF (BENCH_AUDIT=off)" : "on"}; token cache ${process.env.BENCH_TOKEN_CACHE === "off" ? "off" : "on"}; concurrency ${levels.join(", ")}; ${rounds} rounds × ${seconds} s each, interleaved (medians); server in a child process over real HTTP.`,
+    `Node ${process.version}, ${new Date().toISOString()}; ${cpus().length} CPUs, load average ${load} at the end; audit ${process.env.BENCH_AUDIT === "off" ? "OFF (BENCH_AUDIT=off)" : "on"}${process.env.BENCH_BARE_AUDIT === "off" ? " for the faces only (BENCH_BARE_AUDIT=off: the bare route writes no row)" : " on all three (the bare route queues the same row)"}; token cache ${process.env.BENCH_TOKEN_CACHE === "off" ? "off" : "on"}; concurrency ${levels.join(", ")}; ${rounds} rounds × ${seconds} s each, interleaved (medians); server in a child process over real HTTP.`,
     "",
     "| c | | path | req/s | p50 ms | p99 ms | ratio to (a) | server CPU µs/req | CPU ratio to (a) | errors |",
     "|---:|---|---|---:|---:|---:|---:|---:|---:|---:|",

@@ -58,6 +58,7 @@ import {
   renderFailure,
   renderSuccess,
 } from "./compile.js";
+import { plainCallParams } from "./message-shape.js";
 import {
   matchResource,
   type Operation,
@@ -318,7 +319,8 @@ const methods: Record<string, Method> = {
   },
 
   async "tools/call"(env, raw) {
-    const params = paramsOf(CallToolRequestSchema, "tools/call", raw);
+    // The common shape skips the SDK schema (message-shape.ts); anything else is checked by it as before.
+    const params = plainCallParams(raw) ?? paramsOf(CallToolRequestSchema, "tools/call", raw);
     const name = params.name;
     const args = params.arguments ?? {};
     const tool = env.compiled.tools.get(name);
@@ -471,14 +473,17 @@ const methods: Record<string, Method> = {
 
 /** The methods this registry and face answer (a method without anything behind it is "not found"). */
 export function supportedMethods<Ctx extends BaseContext>(env: MethodEnv<Ctx>): string[] {
+  return Object.keys(methods).filter((m) => supports(env, m));
+}
+
+/** Whether a method of `methods` has something behind it for this registry and face. */
+function supports<Ctx extends BaseContext>(env: MethodEnv<Ctx>, m: string): boolean {
   const { compiled } = env;
-  return Object.keys(methods).filter((m) => {
-    if (m.startsWith("resources/")) return compiled.resources.length > 0;
-    if (m.startsWith("prompts/")) return compiled.prompts.size > 0;
-    if (m === "completion/complete") return compiled.completions;
-    if (m === "logging/setLevel") return env.session !== undefined;
-    return true;
-  });
+  if (m.startsWith("resources/")) return compiled.resources.length > 0;
+  if (m.startsWith("prompts/")) return compiled.prompts.size > 0;
+  if (m === "completion/complete") return compiled.completions;
+  if (m === "logging/setLevel") return env.session !== undefined;
+  return true;
 }
 
 function methodNotFound<Ctx extends BaseContext>(env: MethodEnv<Ctx>, method: string): RpcError {
@@ -496,8 +501,7 @@ export async function handleMethod<Ctx extends BaseContext>(
   env: MethodEnv<Ctx>,
 ): Promise<MethodOutcome> {
   const handler = Object.hasOwn(methods, method) ? methods[method] : undefined;
-  if (!handler || !supportedMethods(env).includes(method))
-    return { ok: false, error: methodNotFound(env, method) };
+  if (!handler || !supports(env, method)) return { ok: false, error: methodNotFound(env, method) };
   try {
     return { ok: true, result: await handler(env, params) };
   } catch (error) {

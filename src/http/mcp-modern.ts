@@ -11,12 +11,12 @@ import { SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js"
 import { createMcpHandler, isLegacyRequest } from "@modelcontextprotocol/server";
 import type { Context } from "hono";
 import type { HostedContext } from "../hosted/context.js";
+import { plainRequest } from "../protocol/message-shape.js";
 import {
   createModernServer,
   type ModernServerConfig,
   NO_INPUT_VALIDATION,
 } from "../protocol/modern/server.js";
-import { plainRequest } from "../protocol/message-shape.js";
 import { NOT_JSON, type ParsedBody } from "../protocol/streamable-http.js";
 import type { ToolScope } from "../protocol/tool-selection.js";
 import type { AppEnv } from "./context.js";

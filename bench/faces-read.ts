@@ -13,6 +13,7 @@
  *
  *   npx tsx bench/faces-read.ts [--seconds 4] [--rounds 3] [--concurrency 1,10,50] [--cpu-prof dir]
  *     [--scenarios a,b,c]   (one scenario with --cpu-prof: the profile of that path alone; no ratios)
+ *     [--bundled]           (the server from a bundle built as `npm start`'s, instead of under tsx)
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -196,6 +197,32 @@ async function drive(
   };
 }
 
+/** This file as the production server bundle is built (two folders down, so `../../drizzle` resolves). */
+async function bundleChild(): Promise<string> {
+  const { build } = await import("esbuild");
+  // @ts-expect-error: a plain .mjs build script without type declarations
+  const { slimStartup } = await import("../scripts/build-local.mjs");
+  const outfile = resolve(import.meta.dirname, "..", "dist", "bench", "faces-read-server.mjs");
+  await build({
+    entryPoints: [import.meta.filename],
+    outfile,
+    bundle: true,
+    platform: "node",
+    target: "node20",
+    format: "esm",
+    minify: true,
+    legalComments: "none",
+    external: ["libsql", "esbuild"],
+    logLevel: "warning",
+    plugins: [slimStartup],
+    define: { __REQLIX_VERSION__: JSON.stringify("bench") },
+    banner: {
+      js: "import { createRequire as __reqlixCreateRequire } from 'node:module'; const require = __reqlixCreateRequire(import.meta.url);",
+    },
+  });
+  return outfile;
+}
+
 async function main(): Promise<void> {
   const seconds = numberArg("seconds", 4);
   const rounds = numberArg("rounds", 3);
@@ -205,9 +232,14 @@ async function main(): Promise<void> {
   const pi = args.indexOf("--cpu-prof");
   // --cpu-prof <dir>: the server child writes a V8 CPU profile there when it exits (node --cpu-prof).
   const prof = pi === -1 ? [] : ["--cpu-prof", "--cpu-prof-dir", resolve(args[pi + 1] ?? "prof")];
+  // --bundled: the server child runs from one esbuild bundle made as `npm start`'s (scripts/build-server.mjs:
+  // minified, no kept function names), instead of under tsx (which wraps every function it creates to keep
+  // its name: a cost per closure that production never pays).
+  const bundled = args.includes("--bundled");
+  const entry = bundled ? await bundleChild() : import.meta.filename;
   const child: ChildProcess = spawn(
     process.execPath,
-    [...prof, "--import", "tsx", import.meta.filename, "--serve"],
+    [...prof, ...(bundled ? [] : ["--import", "tsx"]), entry, "--serve"],
     { stdio: ["pipe", "pipe", "inherit"] },
   );
   const exited = new Promise<number | null>((r) => child.once("exit", r));
@@ -313,7 +345,7 @@ async function main(): Promise<void> {
   const lines = [
     `# Faces benchmark: the same read through a bare route, /api/v1/mcp and /mcp`,
     "",
-    `Node ${process.version}, ${new Date().toISOString()}; ${cpus().length} CPUs, load average ${load} at the end; audit ${process.env.BENCH_AUDIT === "off" ? "OFF (BENCH_AUDIT=off)" : "on"}${process.env.BENCH_BARE_AUDIT === "off" ? " for the faces only (BENCH_BARE_AUDIT=off: the bare route writes no row)" : " on all three (the bare route queues the same row)"}; token cache ${process.env.BENCH_TOKEN_CACHE === "off" ? "off" : "on"}; concurrency ${levels.join(", ")}; ${rounds} rounds × ${seconds} s each, interleaved (medians); server in a child process over real HTTP.`,
+    `Node ${process.version}, ${new Date().toISOString()}; ${cpus().length} CPUs, load average ${load} at the end; audit ${process.env.BENCH_AUDIT === "off" ? "OFF (BENCH_AUDIT=off)" : "on"}${process.env.BENCH_BARE_AUDIT === "off" ? " for the faces only (BENCH_BARE_AUDIT=off: the bare route writes no row)" : " on all three (the bare route queues the same row)"}; token cache ${process.env.BENCH_TOKEN_CACHE === "off" ? "off" : "on"}; concurrency ${levels.join(", ")}; ${rounds} rounds × ${seconds} s each, interleaved (medians); server in a child process over real HTTP, ${args.includes("--bundled") ? "run from an esbuild bundle made as npm start's (--bundled)" : "run under tsx"}.`,
     "",
     "| c | | path | req/s | p50 ms | p99 ms | ratio to (a) | server CPU µs/req | CPU ratio to (a) | errors |",
     "|---:|---|---|---:|---:|---:|---:|---:|---:|---:|",

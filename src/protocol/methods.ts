@@ -123,14 +123,17 @@ export interface MethodEnv<Ctx extends BaseContext> {
 
 const SEVERITY = new Map<LoggingLevel, number>(LoggingLevelSchema.options.map((level, i) => [level, i]));
 
+/** What a handler's log and progress calls do where the face has no stream to send them on. */
+const nowhere = async () => {};
+
 function baseContext<Ctx extends BaseContext>(env: MethodEnv<Ctx>, params: unknown): BaseContext {
+  const notify = env.notify;
+  if (!notify) return { signal: env.signal, logToClient: nowhere, progress: nowhere };
   const meta = isPlainObject(params) && isPlainObject(params._meta) ? params._meta : undefined;
   const token = meta?.progressToken as string | number | undefined;
-  const notify = env.notify;
   return {
     signal: env.signal,
     async logToClient(level, data, logger) {
-      if (!notify) return; // no stream on this face: a tool's log messages have nowhere to go
       // Without a setLevel the client gets every message (as the SDK's own sendLoggingMessage does).
       const min = env.session?.logLevel;
       if (min !== undefined && (SEVERITY.get(level) ?? 0) < (SEVERITY.get(min) ?? 0)) return;
@@ -140,7 +143,7 @@ function baseContext<Ctx extends BaseContext>(env: MethodEnv<Ctx>, params: unkno
       });
     },
     async progress(progress, total, message) {
-      if (token === undefined || !notify) return;
+      if (token === undefined) return;
       await notify({
         method: "notifications/progress",
         params: {

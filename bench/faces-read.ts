@@ -5,13 +5,15 @@
  *   (c) as tools/call get_epic on /mcp (protocol/streamable-http.ts: no SDK server or transport per request),
  * all three behind the same app middleware (request id, body limit, Origin/Host check, token auth), over
  * real HTTP (@hono/node-server in a child process, so the load generator does not share its event loop).
- * (b) and (c) also write their audit rows, as in production, and all three share the production token cache
+ * All three queue their read's audit row in the production sink (the bare route too: any route serving a
+ * token's read owes its row; BENCH_BARE_AUDIT=off drops it there) and share the production token cache
  * (src/http/token-cache.ts; BENCH_TOKEN_CACHE=off looks every token up). No rate limiter in any of them.
  * Targets (issue 16): (b) ≥ 0.85 × (a), (c) ≥ 0.75 × (a) at every concurrency, by req/s and by server CPU
  * per request.
  *
  *   npx tsx bench/faces-read.ts [--seconds 4] [--rounds 3] [--concurrency 1,10,50] [--cpu-prof dir]
  *     [--scenarios a,b,c]   (one scenario with --cpu-prof: the profile of that path alone; no ratios)
+ *     [--bundled]           (the server from a bundle built as `npm start`'s, instead of under tsx)
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -49,11 +51,40 @@ async function serveChild(): Promise<void> {
       : createAuditSink({ database, logger });
   // As src/node.ts builds it: with the token cache (BENCH_TOKEN_CACHE=off: every request looks its token up).
   const tokenCache = process.env.BENCH_TOKEN_CACHE === "off" ? undefined : new TokenCache();
-  const app = createApp({ database, logger, version: "bench", audit, ...(tokenCache ? { tokenCache } : {}) });
-  // (a): the bare route, under the same middleware as the faces (it lives below /api/v1/mcp/*).
+  // get_epic and create_epic are in the `backlog` toolset, not the default one: every toolset, as with
+  // REQLIX_DEFAULT_TOOLSETS=all (the selection is computed once per scope either way).
+  const app = createApp({
+    database,
+    logger,
+    version: "bench",
+    audit,
+    defaultToolsets: "all",
+    ...(tokenCache ? { tokenCache } : {}),
+  });
+  // (a): the bare route, under the same middleware as the faces (it lives below /api/v1/mcp/*), and with
+  // the same audit: a read served to a token is audited on every face, so a baseline that skipped its row
+  // would charge the faces for work any route serving it must do. One row per read, queued in the same
+  // group-committed sink the faces use (BENCH_BARE_AUDIT=off: the route without its row, as measured
+  // before 2026-11-25 evening).
+  const bareAudit = process.env.BENCH_BARE_AUDIT !== "off";
   app.get("/api/v1/mcp/bare/epics/:id", async (c) => {
     const auth = c.get("auth");
+    const started = performance.now();
     const epic = await database.read((db) => getEpic(db, auth.workspaceId, c.req.param("id")));
+    if (bareAudit) {
+      void audit.record({
+        workspaceId: auth.workspaceId,
+        userId: auth.userId,
+        tokenId: auth.tokenId,
+        channel: "jsonrpc",
+        method: "tools/call",
+        target: "get_epic",
+        referenceId: epic.reference_id,
+        outcome: "ok",
+        requestId: c.get("requestId"),
+        durationMs: Math.round(performance.now() - started),
+      });
+    }
     return c.json(epic);
   });
   const server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" });
@@ -166,6 +197,32 @@ async function drive(
   };
 }
 
+/** This file as the production server bundle is built (two folders down, so `../../drizzle` resolves). */
+async function bundleChild(): Promise<string> {
+  const { build } = await import("esbuild");
+  // @ts-expect-error: a plain .mjs build script without type declarations
+  const { slimStartup } = await import("../scripts/build-local.mjs");
+  const outfile = resolve(import.meta.dirname, "..", "dist", "bench", "faces-read-server.mjs");
+  await build({
+    entryPoints: [import.meta.filename],
+    outfile,
+    bundle: true,
+    platform: "node",
+    target: "node20",
+    format: "esm",
+    minify: true,
+    legalComments: "none",
+    external: ["libsql", "esbuild"],
+    logLevel: "warning",
+    plugins: [slimStartup],
+    define: { __REQLIX_VERSION__: JSON.stringify("bench") },
+    banner: {
+      js: "import { createRequire as __reqlixCreateRequire } from 'node:module'; const require = __reqlixCreateRequire(import.meta.url);",
+    },
+  });
+  return outfile;
+}
+
 async function main(): Promise<void> {
   const seconds = numberArg("seconds", 4);
   const rounds = numberArg("rounds", 3);
@@ -175,9 +232,14 @@ async function main(): Promise<void> {
   const pi = args.indexOf("--cpu-prof");
   // --cpu-prof <dir>: the server child writes a V8 CPU profile there when it exits (node --cpu-prof).
   const prof = pi === -1 ? [] : ["--cpu-prof", "--cpu-prof-dir", resolve(args[pi + 1] ?? "prof")];
+  // --bundled: the server child runs from one esbuild bundle made as `npm start`'s (scripts/build-server.mjs:
+  // minified, no kept function names), instead of under tsx (which wraps every function it creates to keep
+  // its name: a cost per closure that production never pays).
+  const bundled = args.includes("--bundled");
+  const entry = bundled ? await bundleChild() : import.meta.filename;
   const child: ChildProcess = spawn(
     process.execPath,
-    [...prof, "--import", "tsx", import.meta.filename, "--serve"],
+    [...prof, ...(bundled ? [] : ["--import", "tsx"]), entry, "--serve"],
     { stdio: ["pipe", "pipe", "inherit"] },
   );
   const exited = new Promise<number | null>((r) => child.once("exit", r));
@@ -283,7 +345,7 @@ async function main(): Promise<void> {
   const lines = [
     `# Faces benchmark: the same read through a bare route, /api/v1/mcp and /mcp`,
     "",
-    `Node ${process.version}, ${new Date().toISOString()}; ${cpus().length} CPUs, load average ${load} at the end; audit ${process.env.BENCH_AUDIT === "off" ? "OFF (BENCH_AUDIT=off)" : "on"}; token cache ${process.env.BENCH_TOKEN_CACHE === "off" ? "off" : "on"}; concurrency ${levels.join(", ")}; ${rounds} rounds × ${seconds} s each, interleaved (medians); server in a child process over real HTTP.`,
+    `Node ${process.version}, ${new Date().toISOString()}; ${cpus().length} CPUs, load average ${load} at the end; audit ${process.env.BENCH_AUDIT === "off" ? "OFF (BENCH_AUDIT=off)" : "on"}${process.env.BENCH_BARE_AUDIT === "off" ? " for the faces only (BENCH_BARE_AUDIT=off: the bare route writes no row)" : " on all three (the bare route queues the same row)"}; token cache ${process.env.BENCH_TOKEN_CACHE === "off" ? "off" : "on"}; concurrency ${levels.join(", ")}; ${rounds} rounds × ${seconds} s each, interleaved (medians); server in a child process over real HTTP, ${args.includes("--bundled") ? "run from an esbuild bundle made as npm start's (--bundled)" : "run under tsx"}.`,
     "",
     "| c | | path | req/s | p50 ms | p99 ms | ratio to (a) | server CPU µs/req | CPU ratio to (a) | errors |",
     "|---:|---|---|---:|---:|---:|---:|---:|---:|---:|",

@@ -73,6 +73,8 @@ export interface RequestScope {
   logInternal(error: unknown, where: string): void;
 }
 
+const systemClock = () => new Date();
+
 export function requestScope(
   c: Context<AppEnv>,
   deps: FacesDeps,
@@ -81,7 +83,7 @@ export function requestScope(
 ): RequestScope {
   const auth = c.get("auth");
   const requestId = c.get("requestId");
-  const clock = deps.clock ?? (() => new Date());
+  const clock = deps.clock ?? systemClock;
   // On Workers the isolate must stay up until an audit row is written (waitUntil). Node has no execution
   // context, and Hono's getter throws there (an Error with a stack per call): @hono/node-server's env
   // carries `incoming`, so Node never asks.
@@ -172,14 +174,29 @@ export function toolScopeOf(
     );
   }
   const auth = c.get("auth");
-  return {
-    toolsets: fromQuery ?? fromHeader ?? defaults,
-    readOnly: readOnlyPath || readOnlyHeader(c.req.header("x-mcp-readonly")),
-    // The effective role: an OAuth token's is already capped by its scopes (http/auth.ts).
-    role: auth.role,
-    mayWrite: scopesAllowWrites(auth.oauthScopes),
-  };
+  const toolsets = fromQuery ?? fromHeader ?? defaults;
+  const readOnly = readOnlyPath || readOnlyHeader(c.req.header("x-mcp-readonly"));
+  // The effective role: an OAuth token's is already capped by its scopes (http/auth.ts).
+  const role = auth.role;
+  const mayWrite = scopesAllowWrites(auth.oauthScopes);
+  if (toolsets !== defaults) return { toolsets, readOnly, role, mayWrite };
+  // A connection on the default toolsets (most of them) gets one frozen scope per mode, role and write
+  // scope, so the protocol core finds its remembered selection by the object (tool-selection.ts).
+  let byMode = defaultScopes.get(defaults);
+  if (!byMode) {
+    byMode = new Map();
+    defaultScopes.set(defaults, byMode);
+  }
+  const key = `${readOnly}|${role}|${mayWrite}`;
+  let scope = byMode.get(key);
+  if (!scope) {
+    scope = Object.freeze({ toolsets: defaults, readOnly, role, mayWrite });
+    byMode.set(key, scope);
+  }
+  return scope;
 }
+
+const defaultScopes = new WeakMap<readonly string[], Map<string, ToolScope>>();
 
 /** The toolsets of a connection that names none; throws at app build for an unknown name. */
 export function defaultToolsetsFor(deps: FacesDeps, compiled: CompiledRegistry<HostedContext>): string[] {

@@ -7,9 +7,11 @@
  * legacy adapter. One handler per app; each request builds a fresh v2 `Server` over the compiled registry,
  * behind the same auth, rate limit, audit and request scope as the legacy path.
  */
+import { SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
 import { createMcpHandler, isLegacyRequest } from "@modelcontextprotocol/server";
 import type { Context } from "hono";
 import type { HostedContext } from "../hosted/context.js";
+import { plainRequest } from "../protocol/message-shape.js";
 import {
   createModernServer,
   type ModernServerConfig,
@@ -17,15 +19,34 @@ import {
 } from "../protocol/modern/server.js";
 import { HEADER_MISMATCH, paramHeaderMismatch } from "../protocol/param-headers.js";
 import { ephemeralStateKey, stateKeyFrom } from "../protocol/request-state.js";
+import { NOT_JSON, type ParsedBody } from "../protocol/streamable-http.js";
 import type { ToolScope } from "../protocol/tool-selection.js";
 import type { AppEnv } from "./context.js";
 import { auditFor, compiledFor, type FacesDeps, type RequestScope, requestScope } from "./faces-common.js";
 
 export interface ModernMcp {
-  /** The parsed body when the request belongs to the 2026-07-28 path; undefined for every other request. */
-  modernBody(request: Request, text: string): Promise<{ parsed: unknown } | undefined>;
+  /**
+   * The parsed body when the request belongs to the 2026-07-28 path; undefined for every other request
+   * (a body that is not JSON included: the 2025 path answers it with -32700, as before).
+   */
+  modernBody(request: Request, body: ParsedBody): Promise<{ parsed: unknown } | undefined>;
   /** `tools`: the connection's tool scope (toolsets, read-only, role, write scope), as on the 2025 path. */
   serve(c: Context<AppEnv>, parsed: unknown, tools: ToolScope): Promise<Response>;
+}
+
+const LEGACY_VERSIONS = new Set<string>(SUPPORTED_PROTOCOL_VERSIONS);
+
+/**
+ * What the SDK's classifier says of the common 2025 request without running its three zod schemas: a
+ * request of the plain shape (protocol/message-shape.ts: no `_meta`, hence no envelope claim) under no
+ * `MCP-Protocol-Version` or a 2025-era one is legacy (`classifyRequestBody`: no claim and no modern header).
+ * False means "ask the SDK", never "modern" (test/protocol/message-shape.test.ts checks it against
+ * `isLegacyRequest`).
+ */
+export function plainLegacy(request: Request, parsed: unknown): boolean {
+  if (plainRequest(parsed) === undefined) return false;
+  const version = request.headers.get("mcp-protocol-version");
+  return version === null || LEGACY_VERSIONS.has(version);
 }
 
 export function modernMcp(deps: FacesDeps): ModernMcp {
@@ -91,13 +112,10 @@ export function modernMcp(deps: FacesDeps): ModernMcp {
   }
 
   return {
-    async modernBody(request, text) {
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(text);
-      } catch {
-        return undefined; // a body that is not JSON is answered by the 2025 path (-32700), as before
-      }
+    async modernBody(request, body) {
+      if (body === NOT_JSON) return undefined;
+      const parsed = body.json;
+      if (plainLegacy(request, parsed)) return undefined;
       return (await isLegacyRequest(request, parsed)) ? undefined : { parsed };
     },
     async serve(c, parsed, tools) {

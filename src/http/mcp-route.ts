@@ -7,7 +7,7 @@
  */
 import { type Context, Hono } from "hono";
 import type { HostedContext } from "../hosted/context.js";
-import { handleStreamableHttp } from "../protocol/streamable-http.js";
+import { handleStreamableHttp, parseBody } from "../protocol/streamable-http.js";
 import type { ToolScope } from "../protocol/tool-selection.js";
 import type { AppEnv } from "./context.js";
 import {
@@ -53,11 +53,12 @@ export function mcpRoute(deps: FacesDeps): Hono<AppEnv> {
     } catch (error) {
       return scopeRefused(c, error);
     }
-    const text = await c.req.text();
-    const modernBody = await modern.modernBody(c.req.raw, text);
+    // Parsed once for both eras' classification and the 2025 adapter.
+    const body = parseBody(await c.req.text());
+    const modernBody = await modern.modernBody(c.req.raw, body);
     if (modernBody) return modern.serve(c, modernBody.parsed, tools);
     const scope = requestScope(c, deps, audit, "mcp");
-    return handleStreamableHttp<HostedContext>(c.req.raw, text, {
+    return handleStreamableHttp<HostedContext>(c.req.raw, body, {
       compiled,
       serverInfo,
       toolScope: tools,

@@ -9,38 +9,67 @@
  * exactly one row.
  */
 import { type AuditEventInput, recordAudit } from "../db/audit.repo.js";
-import type { Database } from "../db/database.js";
+import type { Database, Executor, Tx } from "../db/database.js";
 import { elapsedMs, type Operation, referenceOf } from "../protocol/operations.js";
 
 /**
  * `database` with a `write` that also inserts `op`'s audit row (built by `row` from the write's result)
- * inside the transaction. Only the first committed write of the operation carries the row.
+ * inside the transaction. Only the first committed write of the operation carries the row. A class, not an
+ * object of closures: every tool call builds one, and most only read.
  */
 export function auditedDatabase(
   database: Database,
   op: Operation,
   row: (event: Pick<AuditEventInput, "referenceId" | "durationMs">) => AuditEventInput,
 ): Database {
-  return {
-    db: database.db,
-    client: database.client,
-    read: (fn) => database.read(fn),
-    snapshot: (fn) => database.snapshot(fn),
-    ping: () => database.ping(),
-    probeWrite: () => database.probeWrite(),
-    close: () => database.close(),
-    async write(fn) {
-      if (op.recorded) return database.write(fn);
-      const value = await database.write(async (tx) => {
-        const result = await fn(tx);
-        await recordAudit(
-          tx,
-          row({ referenceId: referenceOf(op.args, result, op.uri) ?? null, durationMs: elapsedMs(op) }),
-        );
-        return result;
-      });
-      op.recorded = true;
-      return value;
-    },
-  };
+  return new AuditedDatabase(database, op, row);
+}
+
+class AuditedDatabase implements Database {
+  readonly db: Database["db"];
+  readonly client: Database["client"];
+
+  constructor(
+    private readonly inner: Database,
+    private readonly op: Operation,
+    private readonly row: (event: Pick<AuditEventInput, "referenceId" | "durationMs">) => AuditEventInput,
+  ) {
+    this.db = inner.db;
+    this.client = inner.client;
+  }
+
+  read<T>(fn: (db: Executor) => Promise<T>): Promise<T> {
+    return this.inner.read(fn);
+  }
+
+  snapshot<T>(fn: (db: Executor) => Promise<T>): Promise<T> {
+    return this.inner.snapshot(fn);
+  }
+
+  ping(): Promise<void> {
+    return this.inner.ping();
+  }
+
+  probeWrite(): Promise<void> {
+    return this.inner.probeWrite();
+  }
+
+  close(): Promise<void> {
+    return this.inner.close();
+  }
+
+  async write<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+    const { inner, op } = this;
+    if (op.recorded) return inner.write(fn);
+    const value = await inner.write(async (tx) => {
+      const result = await fn(tx);
+      await recordAudit(
+        tx,
+        this.row({ referenceId: referenceOf(op.args, result, op.uri) ?? null, durationMs: elapsedMs(op) }),
+      );
+      return result;
+    });
+    op.recorded = true;
+    return value;
+  }
 }

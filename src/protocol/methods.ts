@@ -62,6 +62,7 @@ import {
   renderSuccess,
 } from "./compile.js";
 import { type Conversation, type InputExchange, InputNeeded, openConversation } from "./input-exchange.js";
+import { plainCallParams } from "./message-shape.js";
 import {
   matchResource,
   type Operation,
@@ -132,10 +133,14 @@ export interface MethodEnv<Ctx extends BaseContext> {
 
 const SEVERITY = new Map<LoggingLevel, number>(LoggingLevelSchema.options.map((level, i) => [level, i]));
 
+/** What a handler's log and progress calls do where the face has no stream to send them on. */
+const nowhere = async () => {};
+
 function baseContext<Ctx extends BaseContext>(env: MethodEnv<Ctx>, params: unknown): BaseContext {
+  const notify = env.notify;
+  if (!notify) return { signal: env.signal, logToClient: nowhere, progress: nowhere };
   const meta = isPlainObject(params) && isPlainObject(params._meta) ? params._meta : undefined;
   const token = meta?.progressToken as string | number | undefined;
-  const notify = env.notify;
   return {
     signal: env.signal,
     input: async (requests) => {
@@ -143,7 +148,6 @@ function baseContext<Ctx extends BaseContext>(env: MethodEnv<Ctx>, params: unkno
     },
     canAsk: () => false,
     async logToClient(level, data, logger) {
-      if (!notify) return; // no stream on this face: a tool's log messages have nowhere to go
       // Without a setLevel the client gets every message (as the SDK's own sendLoggingMessage does).
       const min = env.session?.logLevel;
       if (min !== undefined && (SEVERITY.get(level) ?? 0) < (SEVERITY.get(min) ?? 0)) return;
@@ -153,7 +157,7 @@ function baseContext<Ctx extends BaseContext>(env: MethodEnv<Ctx>, params: unkno
       });
     },
     async progress(progress, total, message) {
-      if (token === undefined || !notify) return;
+      if (token === undefined) return;
       await notify({
         method: "notifications/progress",
         params: {
@@ -358,7 +362,8 @@ const methods: Record<string, Method> = {
   },
 
   async "tools/call"(env, raw) {
-    const params = paramsOf(CallToolRequestSchema, "tools/call", raw);
+    // The common shape skips the SDK schema (message-shape.ts); anything else is checked by it as before.
+    const params = plainCallParams(raw) ?? paramsOf(CallToolRequestSchema, "tools/call", raw);
     const name = params.name;
     const args = params.arguments ?? {};
     const tool = env.compiled.tools.get(name);
@@ -517,14 +522,17 @@ const methods: Record<string, Method> = {
 
 /** The methods this registry and face answer (a method without anything behind it is "not found"). */
 export function supportedMethods<Ctx extends BaseContext>(env: MethodEnv<Ctx>): string[] {
+  return Object.keys(methods).filter((m) => supports(env, m));
+}
+
+/** Whether a method of `methods` has something behind it for this registry and face. */
+function supports<Ctx extends BaseContext>(env: MethodEnv<Ctx>, m: string): boolean {
   const { compiled } = env;
-  return Object.keys(methods).filter((m) => {
-    if (m.startsWith("resources/")) return compiled.resources.length > 0;
-    if (m.startsWith("prompts/")) return compiled.prompts.size > 0;
-    if (m === "completion/complete") return compiled.completions;
-    if (m === "logging/setLevel") return env.session !== undefined;
-    return true;
-  });
+  if (m.startsWith("resources/")) return compiled.resources.length > 0;
+  if (m.startsWith("prompts/")) return compiled.prompts.size > 0;
+  if (m === "completion/complete") return compiled.completions;
+  if (m === "logging/setLevel") return env.session !== undefined;
+  return true;
 }
 
 function methodNotFound<Ctx extends BaseContext>(env: MethodEnv<Ctx>, method: string): RpcError {
@@ -542,8 +550,7 @@ export async function handleMethod<Ctx extends BaseContext>(
   env: MethodEnv<Ctx>,
 ): Promise<MethodOutcome> {
   const handler = Object.hasOwn(methods, method) ? methods[method] : undefined;
-  if (!handler || !supportedMethods(env).includes(method))
-    return { ok: false, error: methodNotFound(env, method) };
+  if (!handler || !supports(env, method)) return { ok: false, error: methodNotFound(env, method) };
   try {
     return { ok: true, result: await handler(env, params) };
   } catch (error) {

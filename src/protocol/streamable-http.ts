@@ -20,6 +20,7 @@ import { RpcCode } from "../core/error-table.js";
 import type { BaseContext } from "../core/registry.js";
 import type { CompiledRegistry } from "./compile.js";
 import { mcpResponse } from "./mcp-server.js";
+import { plainRequest } from "./message-shape.js";
 import { handleMethod, type MethodEnv } from "./methods.js";
 import type { Operation, OperationObserver } from "./operations.js";
 import type { ToolScope } from "./tool-selection.js";
@@ -82,10 +83,23 @@ function sseEvent(message: JSONRPCMessage): Uint8Array {
   return encoder.encode(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
 }
 
-/** Serves one POST whose body has already been read as `text`. Never throws. */
+/** A body read and parsed once by the route: its JSON value, or `NOT_JSON` when it does not parse. */
+export const NOT_JSON: unique symbol = Symbol("not JSON");
+export type ParsedBody = { json: unknown } | typeof NOT_JSON;
+
+/** The body as JSON, parsed once: `NOT_JSON` when it is not. */
+export function parseBody(text: string): ParsedBody {
+  try {
+    return { json: JSON.parse(text) };
+  } catch {
+    return NOT_JSON;
+  }
+}
+
+/** Serves one POST whose body has already been read as `text` (or parsed: `parseBody`). Never throws. */
 export async function handleStreamableHttp<Ctx extends BaseContext>(
   request: Request,
-  text: string,
+  body: string | ParsedBody,
   options: StreamableHttpOptions<Ctx>,
 ): Promise<Response> {
   const accept = request.headers.get("accept") ?? "";
@@ -102,12 +116,11 @@ export async function handleStreamableHttp<Ctx extends BaseContext>(
   if (!isJsonContentType(request.headers.get("content-type"))) {
     return httpRefusal(415, -32000, "Unsupported Media Type: Content-Type must be application/json");
   }
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch {
+  const parsedBody = typeof body === "string" ? parseBody(body) : body;
+  if (parsedBody === NOT_JSON) {
     return httpRefusal(400, RpcCode.ParseError, "Parse error: the body is not valid JSON");
   }
+  const raw = parsedBody.json;
   const batch = Array.isArray(raw);
   const items: unknown[] = batch ? (raw as unknown[]) : [raw];
   if (items.length === 0 || items.length > MAX_BATCH) {
@@ -119,6 +132,12 @@ export async function handleStreamableHttp<Ctx extends BaseContext>(
   }
   const messages: JSONRPCMessage[] = [];
   for (const item of items) {
+    // The common request shape needs no schema (message-shape.ts); the rest is the SDK's to judge.
+    const plain = plainRequest(item);
+    if (plain) {
+      messages.push(plain as JSONRPCMessage);
+      continue;
+    }
     const parsed = JSONRPCMessageSchema.safeParse(item);
     if (!parsed.success) {
       return httpRefusal(

@@ -74,11 +74,24 @@ export function selectTools<Ctx extends BaseContext>(
 }
 
 const selections = new WeakMap<object, Map<string, ToolSelection>>();
+/** The same scope object asks again without its key being built (faces reuse scope objects: faces-common.ts). */
+const byScopeObject = new WeakMap<ToolScope, { compiled: object; selection: ToolSelection }>();
 
 /** `selectTools`, remembered per compiled registry and scope: a face asks once per request. */
 export function selectionFor<Ctx extends BaseContext>(
   compiled: CompiledRegistry<Ctx>,
   scope: ToolScope = {},
+): ToolSelection {
+  const known = byScopeObject.get(scope);
+  if (known?.compiled === compiled) return known.selection;
+  const selection = selectionByKey(compiled, scope);
+  byScopeObject.set(scope, { compiled, selection });
+  return selection;
+}
+
+function selectionByKey<Ctx extends BaseContext>(
+  compiled: CompiledRegistry<Ctx>,
+  scope: ToolScope,
 ): ToolSelection {
   const key = `${scope.toolsets?.join(",") ?? "*"}|${scope.readOnly === true}|${scope.role ?? ""}|${scope.mayWrite !== false}`;
   let byScope = selections.get(compiled);

@@ -93,6 +93,55 @@ describe("the token cache on one instance", () => {
   });
 });
 
+describe("the token cache and the remembered tool selection on every face", () => {
+  const faces = ["/api/v1/mcp", "/mcp"] as const;
+
+  function call(face: (typeof faces)[number], token: string, method: string, params: unknown) {
+    return t.app.request(face, {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${token}`,
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "mcp-protocol-version": "2025-11-25",
+      },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+    });
+  }
+
+  async function listed(face: (typeof faces)[number], token: string): Promise<string[]> {
+    const res = await call(face, token, "tools/list", {});
+    expect(res.status).toBe(200);
+    return ((await res.json()) as { result: { tools: { name: string }[] } }).result.tools.map((x) => x.name);
+  }
+
+  it("a revocation through the admin API refuses the very next request on /mcp and /api/v1/mcp", async () => {
+    const { id, token } = await mint("vera", "viewer");
+    for (const face of faces) {
+      for (let i = 0; i < 2; i++) {
+        expect((await call(face, token, "tools/call", { name: "list_epics", arguments: {} })).status).toBe(
+          200,
+        );
+      }
+    }
+    expect((await admin("DELETE", `/tokens/${id}`)).status).toBe(200);
+    for (const face of faces) {
+      const refused = await call(face, token, "tools/call", { name: "list_epics", arguments: {} });
+      expect(refused.status).toBe(401);
+      expect(await refused.text()).toMatch(/revoked/);
+    }
+  });
+
+  it("a role change lists the new role's tools from the next tools/list on, on both faces", async () => {
+    const { token } = await mint("vic", "viewer");
+    for (const face of faces) expect(await listed(face, token)).not.toContain("create_epic");
+    expect((await admin("POST", "/members", { username: "vic", role: "editor" })).status).toBe(201);
+    for (const face of faces) expect(await listed(face, token)).toContain("create_epic");
+    expect((await admin("POST", "/members", { username: "vic", role: "viewer" })).status).toBe(201);
+    for (const face of faces) expect(await listed(face, token)).not.toContain("create_epic");
+  });
+});
+
 describe("TokenCache", () => {
   const principal = { tokenId: 1, lastUsedAt: null } as TokenPrincipal;
 

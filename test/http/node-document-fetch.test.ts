@@ -7,7 +7,7 @@
 import type { LookupAddress } from "node:dns";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { nodeDocumentOptions, type Resolver } from "../../src/http/node-document-fetch.js";
-import { fetchClientDocument } from "../../src/http/oauth-client-document.js";
+import { fetchClientDocument, MAX_DOCUMENT_BYTES } from "../../src/http/oauth-client-document.js";
 import { type HostedServer, startHosted } from "../helpers/hosted.js";
 import { authorizeQuery, pkcePair } from "../helpers/oauth-http.js";
 import { startTlsServer, type TlsServer } from "../helpers/tls-loopback.js";
@@ -23,6 +23,14 @@ beforeAll(async () => {
     (req, res) => {
       requests++;
       const id = `https://${NAME}:${port}${req.url}`;
+      if (req.url === "/redirect.json")
+        return void res.writeHead(302, { location: "https://x.example/" }).end();
+      if (req.url === "/big.json") {
+        return void res
+          .writeHead(200, { "content-type": "application/json" })
+          .end(`{"client_id":"${id}","pad":"${"a".repeat(MAX_DOCUMENT_BYTES)}"}`);
+      }
+      if (req.url === "/slow.json") return void setTimeout(() => res.writeHead(200).end("{}"), 1_500);
       res.writeHead(200, { "content-type": "application/json" }).end(
         JSON.stringify({
           client_id: id,
@@ -99,6 +107,22 @@ describe("Node's metadata document fetch checks every resolved address", () => {
     expect(result).toMatchObject({ ok: true, metadata: { client_name: "Named doc client" } });
     expect(requests).toBe(before + 1);
     expect(calls).toEqual([NAME]);
+  });
+
+  it("keeps the document rules through the pinned connection: no redirects, 16 KiB, the time limit", async () => {
+    const cases: [string, string][] = [
+      ["/redirect.json", "HTTP 302 (redirects are not followed)"],
+      ["/big.json", `larger than ${MAX_DOCUMENT_BYTES} bytes`],
+      ["/slow.json", "timed out"],
+    ];
+    for (const [path, message] of cases) {
+      const { lookup } = answering(["127.0.0.1"]);
+      const result = await fetchClientDocument(
+        `https://${NAME}:${port}${path}`,
+        nodeDocumentOptions({ lookup, ca: tls.ca, allowLoopback: true, timeoutMs: 500 }),
+      );
+      expect(result, path).toMatchObject({ ok: false, error: expect.stringContaining(message) });
+    }
   });
 });
 

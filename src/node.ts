@@ -18,6 +18,7 @@ import { migrateDatabase } from "./db/migrate.js";
 import { hostedRegistry } from "./hosted/registry.js";
 import { createAuditSink } from "./http/audit.js";
 import { createJsonLogger } from "./http/logger.js";
+import { nodeDocumentOptions } from "./http/node-document-fetch.js";
 import { createNodeServer, ListenError } from "./http/node-server.js";
 import { parseAdminRateLimit, parseRateLimit } from "./http/rate-limit.js";
 import { MemoryRateLimiter } from "./http/rate-limit-memory.js";
@@ -144,6 +145,8 @@ async function main(): Promise<void> {
     ...(config.REQLIX_PUBLIC_URL ? { publicUrl: config.REQLIX_PUBLIC_URL } : {}),
     ...(config.REQLIX_STATE_SECRET ? { requestStateSecret: config.REQLIX_STATE_SECRET } : {}),
     assets: nodeAssets(),
+    // Client ID metadata documents: every resolved address checked, the connection pinned to it (SSRF).
+    oauthDocuments: nodeDocumentOptions(),
     ...(oidc ? { oidc } : {}),
     ...(github ? { github } : {}),
     // One process serves this database's admin API: revocations and role changes made through it empty the

@@ -1,6 +1,6 @@
 /**
  * IP addresses and CIDR ranges, for REQLIX_TRUSTED_PROXIES (which peers may tell us the client's address in
- * X-Forwarded-For). Pure code: the Worker bundle may import no `node:` module, so node:net's BlockList is
+ * X-Forwarded-For) and for the addresses a client ID metadata document may be fetched from. Pure code: the Worker bundle may import no `node:` module, so node:net's BlockList is
  * out. An IPv4-mapped IPv6 address (`::ffff:10.0.0.1`, what a dual-stack socket reports) counts as IPv4.
  */
 
@@ -96,4 +96,45 @@ export function formatIp(ip: IpAddress): string {
   const groups: string[] = [];
   for (let s = 112n; s >= 0n; s -= 16n) groups.push(((ip.bits >> s) & 0xffffn).toString(16));
   return groups.join(":");
+}
+
+/**
+ * Addresses that are not on the public internet: unspecified, loopback, private, shared (CGNAT), link-local,
+ * special-purpose, multicast and reserved; in IPv6 also the deprecated IPv4-compatible and site-local
+ * blocks and unique-local. A fetch made on a stranger's behalf must not reach any of them (SSRF).
+ */
+const NON_PUBLIC_RANGES: readonly IpRange[] = [
+  "0.0.0.0/8",
+  "10.0.0.0/8",
+  "100.64.0.0/10",
+  "127.0.0.0/8",
+  "169.254.0.0/16",
+  "172.16.0.0/12",
+  "192.0.0.0/24",
+  "192.168.0.0/16",
+  "198.18.0.0/15",
+  "224.0.0.0/3",
+  "::/96",
+  "fc00::/7",
+  "fe80::/10",
+  "fec0::/10",
+  "ff00::/8",
+].map((r) => parseIpRange(r) as IpRange);
+
+const LOOPBACK_RANGES: readonly IpRange[] = ["127.0.0.0/8", "::1"].map((r) => parseIpRange(r) as IpRange);
+
+const NAT64_PREFIX = parseIpRange("64:ff9b::/96") as IpRange;
+
+/** The IPv4 address a NAT64 address (`64:ff9b::a00:5`) reaches, which is what the connection really meets. */
+function throughNat64(ip: IpAddress): IpAddress {
+  return ipInRanges(ip, [NAT64_PREFIX]) ? { version: 4, bits: ip.bits & 0xffffffffn } : ip;
+}
+
+/** Is this address outside the public internet? (An IPv4-mapped address is judged as its IPv4 address.) */
+export function isNonPublicIp(ip: IpAddress): boolean {
+  return ipInRanges(throughNat64(ip), NON_PUBLIC_RANGES);
+}
+
+export function isLoopbackIp(ip: IpAddress): boolean {
+  return ipInRanges(throughNat64(ip), LOOPBACK_RANGES);
 }

@@ -4,9 +4,12 @@
  * fetch is where a server could be turned against its own network (SSRF), so: https only (http on loopback
  * only when the app allows it, for tests), no credentials, no redirects followed, no IP literal of a private,
  * loopback or link-local range unless loopback is allowed, 5 s in all, 16 KiB at most, JSON only, and the
- * document must name itself as `client_id`. A Worker cannot resolve names itself, so a public name pointing
- * at a private address is stopped only by the platform's egress rules; Node checks literals the same way.
+ * document must name itself as `client_id`. A public name pointing at a private address: a Worker cannot
+ * resolve names itself, so there the platform's egress rules stop it; Node fetches through
+ * node-document-fetch.ts (wired in src/node.ts), which checks every address the name resolves to with the
+ * same ranges (core/ip-ranges.ts) and connects only to an address it checked.
  */
+import { isLoopbackIp, isNonPublicIp, parseIp } from "../core/ip-ranges.js";
 import { type ClientMetadata, checkClientMetadata, isLoopbackHost } from "../core/oauth.js";
 
 export const MAX_DOCUMENT_BYTES = 16 * 1024;
@@ -25,32 +28,34 @@ export function isMetadataDocumentId(clientId: string): boolean {
   return /^https?:\/\//i.test(clientId);
 }
 
+/** An IP literal outside the public internet, or a name that is local by convention. */
 function privateAddress(hostname: string): boolean {
-  const h = hostname.replace(/^\[|\]$/g, "").toLowerCase();
-  if (/^\d+\.\d+\.\d+\.\d+$/.test(h)) {
-    const [a, b] = h.split(".").map(Number) as [number, number];
-    return (
-      a === 0 ||
-      a === 10 ||
-      a === 127 ||
-      (a === 100 && b >= 64 && b <= 127) ||
-      (a === 169 && b === 254) ||
-      (a === 172 && b >= 16 && b <= 31) ||
-      (a === 192 && b === 168) ||
-      a >= 224
-    );
-  }
-  if (h.includes(":")) {
-    return (
-      h === "::" ||
-      h === "::1" ||
-      h.startsWith("fc") ||
-      h.startsWith("fd") ||
-      h.startsWith("fe80") ||
-      h.startsWith("::ffff:")
-    );
-  }
+  const h = hostname.toLowerCase();
+  const ip = parseIp(h);
+  if (ip) return isNonPublicIp(ip);
   return h === "localhost" || h.endsWith(".localhost") || h.endsWith(".internal") || h.endsWith(".local");
+}
+
+const PRIVATE_HOST = "A client_id URL must name a public host, not a private or loopback address.";
+
+/**
+ * Why a connection to `address` (what `hostname` resolved to) is refused, or undefined when it may be made.
+ * With `allowLoopback`, loopback addresses pass (tests serve documents there); no other private one does.
+ */
+export function resolvedAddressProblem(
+  hostname: string,
+  address: string,
+  options: Pick<DocumentOptions, "allowLoopback"> = {},
+): string | undefined {
+  const ip = parseIp(address);
+  if (!ip) return `${PRIVATE_HOST} ${hostname} resolved to "${address}", which is not an IP address.`;
+  if (!isNonPublicIp(ip) || (options.allowLoopback && isLoopbackIp(ip))) return undefined;
+  return `${PRIVATE_HOST} ${hostname} resolves to the private address ${address}.`;
+}
+
+/** Thrown by a document fetch that refused to connect (a checked resolution); its message is for the user. */
+export class DocumentAddressError extends Error {
+  override name = "DocumentAddressError";
 }
 
 /** Why this URL may not be fetched as a client_id, or undefined when it may. */
@@ -69,7 +74,7 @@ export function documentUrlProblem(clientId: string, options: DocumentOptions = 
   if (url.hash) return "A client_id URL must not have a fragment.";
   if (url.pathname === "/" || url.pathname === "") return "A client_id URL must have a path.";
   if (privateAddress(url.hostname) && !(options.allowLoopback && loopback)) {
-    return "A client_id URL must name a public host, not a private or loopback address.";
+    return PRIVATE_HOST;
   }
   return undefined;
 }
@@ -112,6 +117,7 @@ export async function fetchClientDocument(
     }
     text = await readCapped(res, MAX_DOCUMENT_BYTES, signal);
   } catch (error) {
+    if (error instanceof DocumentAddressError) return { ok: false, error: error.message };
     const reason = signal.aborted
       ? "timed out"
       : error instanceof Error && error.message === "too large"

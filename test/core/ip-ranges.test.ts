@@ -1,6 +1,13 @@
 /** IP addresses and CIDR ranges for REQLIX_TRUSTED_PROXIES, and the setting's parsing. */
 import { describe, expect, it } from "vitest";
-import { formatIp, ipInRanges, parseIp, parseIpRange } from "../../src/core/ip-ranges.js";
+import {
+  formatIp,
+  ipInRanges,
+  isLoopbackIp,
+  isNonPublicIp,
+  parseIp,
+  parseIpRange,
+} from "../../src/core/ip-ranges.js";
 import { parseServerConfig } from "../../src/core/server-config.js";
 
 const ip = (text: string) => {
@@ -71,5 +78,56 @@ describe("REQLIX_TRUSTED_PROXIES", () => {
     expect(() => parseServerConfig({ REQLIX_TRUSTED_PROXIES: "10.0.0.0/8, nginx" })).toThrow(
       /REQLIX_TRUSTED_PROXIES "nginx" is not an IP address or CIDR range/,
     );
+  });
+});
+
+describe("public and non-public addresses (client ID metadata document fetches)", () => {
+  const ip = (text: string) => parseIp(text) as NonNullable<ReturnType<typeof parseIp>>;
+
+  it("marks loopback, private, link-local, multicast, unspecified and their IPv6 and mapped forms", () => {
+    for (const text of [
+      "0.0.0.0",
+      "127.0.0.1",
+      "127.255.0.9",
+      "10.0.0.5",
+      "100.64.0.1",
+      "169.254.169.254",
+      "172.16.0.1",
+      "172.31.255.255",
+      "192.168.1.1",
+      "198.18.0.1",
+      "224.0.0.1",
+      "255.255.255.255",
+      "::",
+      "::1",
+      "::ffff:127.0.0.1",
+      "::ffff:7f00:1",
+      "::ffff:10.0.0.5",
+      "::127.0.0.1",
+      "64:ff9b::a00:5",
+      "fd00::1",
+      "fc12::1",
+      "fe80::1%eth0",
+      "fec0::1",
+      "ff02::1",
+    ]) {
+      expect(isNonPublicIp(ip(text)), text).toBe(true);
+    }
+  });
+
+  it("lets public addresses through, mapped and NAT64 ones included", () => {
+    for (const text of ["93.184.216.34", "8.8.8.8", "172.32.0.1", "100.128.0.1", "2606:4700::1111"]) {
+      expect(isNonPublicIp(ip(text)), text).toBe(false);
+    }
+    expect(isNonPublicIp(ip("::ffff:8.8.8.8"))).toBe(false);
+    expect(isNonPublicIp(ip("64:ff9b::808:808"))).toBe(false);
+  });
+
+  it("tells loopback apart from the other private ranges", () => {
+    for (const text of ["127.0.0.1", "127.1.2.3", "::1", "::ffff:127.0.0.1"]) {
+      expect(isLoopbackIp(ip(text)), text).toBe(true);
+    }
+    for (const text of ["10.0.0.5", "::", "fe80::1", "0.0.0.0"])
+      expect(isLoopbackIp(ip(text)), text).toBe(false);
   });
 });

@@ -21,6 +21,8 @@ export interface TlsServer {
 
 export async function startTlsServer(
   handler: (req: IncomingMessage, res: ServerResponse) => void,
+  /** DNS names the certificate also covers (a test resolver points them at this server). */
+  names: string[] = [],
 ): Promise<TlsServer> {
   const dir = mkdtempSync(join(tmpdir(), "reqlix-tls-"));
   const key = join(dir, "key.pem");
@@ -44,7 +46,7 @@ export async function startTlsServer(
       "-subj",
       "/CN=127.0.0.1",
       "-addext",
-      "subjectAltName=IP:127.0.0.1",
+      `subjectAltName=${["IP:127.0.0.1", ...names.map((n) => `DNS:${n}`)].join(",")}`,
     ],
     { stdio: "ignore" },
   );

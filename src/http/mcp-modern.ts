@@ -7,8 +7,7 @@
  * legacy adapter. One handler per app; each request builds a fresh v2 `Server` over the compiled registry,
  * behind the same auth, rate limit, audit and request scope as the legacy path.
  */
-import { SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
-import { createMcpHandler, isLegacyRequest } from "@modelcontextprotocol/server";
+import { createMcpHandler, isLegacyRequest, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/server";
 import type { Context } from "hono";
 import type { HostedContext } from "../hosted/context.js";
 import { plainRequest } from "../protocol/message-shape.js";

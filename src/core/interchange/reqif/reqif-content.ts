@@ -47,9 +47,9 @@ export interface RawRelation extends RawObject {
   target?: string;
 }
 
+/** A SPEC-HIERARCHY: the object it places and its children (its own IDENTIFIER is not needed, so not kept). */
 export interface RawNode {
-  id: string;
-  object?: string;
+  object: string | undefined;
   children: RawNode[];
 }
 

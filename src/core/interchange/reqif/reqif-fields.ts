@@ -129,15 +129,18 @@ const TITLE_MAX = 200;
 export interface PreparedObject {
   id: string;
   /** Its SPEC-OBJECT-TYPE's IDENTIFIER. */
-  type?: string;
+  type: string | undefined;
   /** The kind, for reqlix's own types. */
-  kind?: ObjectKind;
-  reference_id?: string;
-  external_id?: string;
-  attributes?: Attributes;
+  kind: ObjectKind | undefined;
+  reference_id: string | undefined;
+  external_id: string | undefined;
+  attributes: Attributes | undefined;
   title: string;
   description: string;
-  fields: { status?: string; priority?: string; type?: string };
+  /** The enumerated fields as text; `undefined` (shared) when the object has none. */
+  status: string | undefined;
+  priority: string | undefined;
+  typeName: string | undefined;
 }
 
 function titleFrom(raw: string | undefined, object: RawObject, text: string, attrs: Attributes): string {
@@ -184,15 +187,20 @@ export function prepareObject(object: RawObject, content: ReqifContent): Prepare
   const external = own
     ? (fields["external-id"] ?? (reference && object.id === entityId(reference) ? undefined : object.id))
     : object.id;
-  // Key by key in one order, so every prepared object shares one hidden class (spreads made one each).
-  const prepared: PreparedObject = { id: object.id, title, description, fields: {} };
-  if (object.type !== undefined) prepared.type = object.type;
-  if (kind) prepared.kind = kind;
-  if (reference) prepared.reference_id = reference;
-  if (external) prepared.external_id = external;
-  if (Object.keys(attrs).length > 0) prepared.attributes = attrs;
-  if (fields.status !== undefined) prepared.fields.status = fields.status;
-  if (fields.priority !== undefined) prepared.fields.priority = fields.priority;
-  if (fields.type !== undefined) prepared.fields.type = fields.type;
+  // Every key in one literal: one hidden class for all prepared objects, their fields in the object itself
+  // (keys added one by one spilled into a separate property array, ~4 MB over 46,000 objects).
+  const prepared: PreparedObject = {
+    id: object.id,
+    type: object.type,
+    kind,
+    reference_id: reference || undefined,
+    external_id: external || undefined,
+    attributes: Object.keys(attrs).length > 0 ? attrs : undefined,
+    title,
+    description,
+    status: fields.status,
+    priority: fields.priority,
+    typeName: fields.type,
+  };
   return prepared;
 }

@@ -204,7 +204,7 @@ class ReqifHandler implements XmlHandler {
       return;
     }
     if (name === "SPEC-HIERARCHY" && parent === "CHILDREN" && this.specification) {
-      const node: RawNode = { id: a.IDENTIFIER ?? "", children: [] };
+      const node: RawNode = { object: undefined, children: [] };
       const up = this.nodes[this.nodes.length - 1];
       (up ? up.children : this.specification.children).push(node);
       this.nodes.push(node);

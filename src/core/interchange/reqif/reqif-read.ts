@@ -183,7 +183,11 @@ export function reqifToDocument(
     if (object.reference_id !== undefined) c.reference_id = object.reference_id;
     if (object.external_id !== undefined) c.external_id = object.external_id;
     if (object.attributes !== undefined) c.attributes = object.attributes;
-    return { fields: object.fields, c };
+    const fields: { status?: string; priority?: string; type?: string } = {};
+    if (object.status !== undefined) fields.status = object.status;
+    if (object.priority !== undefined) fields.priority = object.priority;
+    if (object.typeName !== undefined) fields.type = object.typeName;
+    return { fields, c };
   };
 
   const addEpic = (

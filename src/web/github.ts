@@ -23,6 +23,7 @@ import {
   finishUpstreamSignIn,
   GITHUB_START,
   type Pending,
+  providerUnreachable,
   refused,
   savePending,
   takePending,
@@ -163,7 +164,7 @@ export function githubRoutes(
         ...(error instanceof oauth.AuthorizationResponseError ? { upstreamError: errorCode(error) } : {}),
       });
       if (error instanceof Unreachable) {
-        return refused(c, `${config.label} could not be reached or failed: try again in a moment.`, 502);
+        return providerUnreachable(c, config.label);
       }
       if (error instanceof oauth.AuthorizationResponseError && error.error === "access_denied") {
         return refused(c, `You did not allow reqlix on ${config.label}, so you are not signed in.`, 403);

@@ -17,6 +17,7 @@ import {
   callbackUrl,
   finishUpstreamSignIn,
   OIDC_START,
+  providerUnreachable,
   refused,
   savePending,
   takePending,
@@ -56,7 +57,7 @@ export function oidcRoutes(deps: WebDeps & { oidc: OidcConfig }, headers: Middle
         provider: "oidc",
         error: error instanceof Error ? error.message : String(error),
       });
-      return refused(c, `${config.label} could not be reached or failed: try again in a moment.`, 502);
+      return providerUnreachable(c, config.label);
     }
   };
 

@@ -68,6 +68,11 @@ export async function refused(c: Context<WebEnv>, message: string, status: numbe
   return c.html(await layout({ title: "Sign-in refused", body }), status as 200);
 }
 
+/** The provider (`label`) could not be reached or answered with a failure: the same page for every provider. */
+export function providerUnreachable(c: Context<WebEnv>, label: string): Promise<Response> {
+  return refused(c, `${label} could not be reached or failed: try again in a moment.`, 502);
+}
+
 /** The configured providers, in the order their buttons appear. */
 function providers(deps: WebDeps): { label: string; start: string }[] {
   return [

@@ -47,7 +47,6 @@ import {
   SUPPORTED_PROTOCOL_VERSIONS,
 } from "@modelcontextprotocol/server";
 import type * as z from "zod";
-import { cannotAsk } from "../core/client-input.js";
 import { RpcCode } from "../core/error-table.js";
 import { DomainError, type FieldError, isDomainError } from "../core/errors.js";
 import type { BaseContext, ContentItem, PromptDef, ResourceDef } from "../core/registry.js";
@@ -126,7 +125,7 @@ export interface MethodEnv<Ctx extends BaseContext> {
   toolScope?: ToolScope;
   /**
    * Present where the face can carry input requests (MCP 2026-07-28): the request's client capabilities,
-   * answers and state (input-exchange.ts). Absent: a handler's `ctx.input` is refused (`cannotAsk`).
+   * answers and state (input-exchange.ts). Absent: the context has no `input`, so `askClient` refuses (`cannotAsk`).
    */
   input?: InputExchange;
 }
@@ -143,10 +142,6 @@ function baseContext<Ctx extends BaseContext>(env: MethodEnv<Ctx>, params: unkno
   const token = meta?.progressToken as string | number | undefined;
   return {
     signal: env.signal,
-    input: async (requests) => {
-      throw cannotAsk(requests);
-    },
-    canAsk: () => false,
     async logToClient(level, data, logger) {
       // Without a setLevel the client gets every message (as the SDK's own sendLoggingMessage does).
       const min = env.session?.logLevel;

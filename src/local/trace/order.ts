@@ -38,3 +38,19 @@ export function inGitOrder<T>(entries: Map<string, T>, untracked: ReadonlySet<st
   paths.sort((a, b) => rank(a) - rank(b) || comparePaths(a, b));
   return new Map(paths.map((path) => [path, entries.get(path) as T]));
 }
+
+/**
+ * Whether the paths both maps hold come in the same order in each. A delta saved against `before` keeps
+ * `before`'s order for those paths, so a scan whose order moved a path (git rm --cached makes a tracked
+ * file untracked, a commit the reverse) must write its entries whole.
+ */
+export function keepsOrder(before: Map<string, unknown>, after: Map<string, unknown>): boolean {
+  const old = before.keys();
+  for (const path of after.keys()) {
+    if (!before.has(path)) continue;
+    let next = old.next();
+    while (!next.done && !after.has(next.value)) next = old.next();
+    if (next.value !== path) return false;
+  }
+  return true;
+}

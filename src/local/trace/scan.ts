@@ -23,7 +23,7 @@ import type { CitationVisitor } from "./coverage.js";
 import { FileReader, ReadStatus } from "./file-reader.js";
 import { type CommitCitation, commitsCiting } from "./git.js";
 import { type GitChanges, gitChanges } from "./git-changes.js";
-import { inGitOrder } from "./order.js";
+import { inGitOrder, keepsOrder } from "./order.js";
 import { isRacy } from "./racy.js";
 import { CatalogReader, type LocalCatalog } from "./requirements.js";
 import { walkFiles } from "./walk.js";
@@ -413,7 +413,9 @@ async function scanWith(
     changes && incremental && (added || cache.unordered)
       ? inGitOrder(entries, new Set(changes.untracked))
       : entries;
-  const reordered = ordered !== entries;
+  // A full visit (the index changed) lists in a cold scan's order, which a path that became tracked or
+  // untracked moved from the stored one.
+  const reordered = ordered !== entries || (!incremental && !keepsOrder(cache.entries, ordered));
   entries = ordered;
   const summary: ScanSummary = {
     files: entries.size + unreadable.size,

@@ -100,8 +100,11 @@ export function formatIp(ip: IpAddress): string {
 
 /**
  * Addresses that are not on the public internet: unspecified, loopback, private, shared (CGNAT), link-local,
- * special-purpose, multicast and reserved; in IPv6 also the deprecated IPv4-compatible and site-local
- * blocks and unique-local. A fetch made on a stranger's behalf must not reach any of them (SSRF).
+ * special-purpose, documentation, multicast and reserved; in IPv6 also the deprecated IPv4-compatible and
+ * site-local blocks, unique-local, documentation, discard-only, ORCHID, local-use NAT64, and the tunnels
+ * whose address carries another one (6to4 embeds any IPv4 address, Teredo an obfuscated one; both are
+ * deprecated, so no document host needs them). A fetch made on a stranger's behalf must not reach any of
+ * them (SSRF).
  */
 const NON_PUBLIC_RANGES: readonly IpRange[] = [
   "0.0.0.0/8",
@@ -111,10 +114,21 @@ const NON_PUBLIC_RANGES: readonly IpRange[] = [
   "169.254.0.0/16",
   "172.16.0.0/12",
   "192.0.0.0/24",
+  "192.0.2.0/24",
+  "192.88.99.0/24",
   "192.168.0.0/16",
   "198.18.0.0/15",
+  "198.51.100.0/24",
+  "203.0.113.0/24",
   "224.0.0.0/3",
   "::/96",
+  "64:ff9b:1::/48",
+  "100::/64",
+  "2001::/32",
+  "2001:10::/28",
+  "2001:20::/28",
+  "2001:db8::/32",
+  "2002::/16",
   "fc00::/7",
   "fe80::/10",
   "fec0::/10",

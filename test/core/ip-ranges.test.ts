@@ -115,8 +115,36 @@ describe("public and non-public addresses (client ID metadata document fetches)"
     }
   });
 
+  it("marks the tunnelling, documentation and discard blocks that can hide a private address", () => {
+    for (const text of [
+      "2002:a00:1::1", // 6to4 of 10.0.0.1 (RFC 3056; deprecated by RFC 7526)
+      "2002:7f00:1::", // 6to4 of 127.0.0.1
+      "2002:808:808::1", // 6to4 of a public address: deprecated, never needed to fetch a document
+      "2001:0:4136:e378:8000:63bf:3fff:fdd2", // Teredo (RFC 4380): the client address is obfuscated
+      "2001:db8::1", // documentation (RFC 3849)
+      "100::1", // discard-only (RFC 6666)
+      "64:ff9b:1::a00:1", // local-use NAT64 (RFC 8215): a translator inside the network
+      "2001:10::1", // ORCHID (RFC 4843)
+      "2001:20::1", // ORCHIDv2 (RFC 7343)
+      "192.0.2.1", // TEST-NET-1 (RFC 5737)
+      "198.51.100.7", // TEST-NET-2
+      "203.0.113.9", // TEST-NET-3
+      "192.88.99.1", // the 6to4 relay anycast (RFC 7526)
+    ]) {
+      expect(isNonPublicIp(ip(text)), text).toBe(true);
+    }
+  });
+
   it("lets public addresses through, mapped and NAT64 ones included", () => {
-    for (const text of ["93.184.216.34", "8.8.8.8", "172.32.0.1", "100.128.0.1", "2606:4700::1111"]) {
+    for (const text of [
+      "93.184.216.34",
+      "8.8.8.8",
+      "172.32.0.1",
+      "100.128.0.1",
+      "2606:4700::1111",
+      "2001:4860:4860::8888", // inside 2001::/23 but outside Teredo and ORCHID
+      "2003::1",
+    ]) {
       expect(isNonPublicIp(ip(text)), text).toBe(false);
     }
     expect(isNonPublicIp(ip("::ffff:8.8.8.8"))).toBe(false);

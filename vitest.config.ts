@@ -11,6 +11,7 @@ export default defineConfig({
     // Servers the suites spawn (src/node.ts inherits this) serve every toolset: the suites exercise every
     // tool. The default toolsets have their own tests (test/http/faces/toolsets.test.ts sets them).
     env: { REQLIX_DEFAULT_TOOLSETS: "all" },
+    setupFiles: ["test/helpers/fast-check-seed.ts"],
     reporters: ["default", new SummaryLineReporter()],
   },
 });

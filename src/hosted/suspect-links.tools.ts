@@ -39,7 +39,7 @@ export const listSuspectLinksTool = hostedTool({
   name: "list_suspect_links",
   title: "List suspect links",
   description:
-    "Links that may be stale: relationships whose source or target requirement changed since the link was created or last confirmed, and trace citations (in the latest pushed scan of each repository) pinned to an older revision of what they cite, with repository, file and line. Optionally only those touching one epic. Paged: up to limit links in all, the relationships first (in creation order), then the citations (by repository, file, line and id, in binary order); pass next_cursor as cursor, with the same epic_id, for the next page. For each, see what changed with diff_revisions (from the remembered revision), then update the dependent requirement or test, or call confirm_relationship if the link still holds.",
+    "Links that may be stale: relationships whose source or target requirement changed since the link was created or last confirmed, and trace citations (in the latest pushed scan of each repository) pinned to an older revision of what they cite, with repository, file and line. Optionally only those touching one epic. Paged: up to limit links in all, the relationships first (in creation order), then the citations (by repository, file, line and reference id, in binary order); pass next_cursor as cursor, with the same epic_id, for the next page. For each, see what changed with diff_revisions (from the remembered revision), then update the dependent requirement or test, or call confirm_relationship if the link still holds.",
   input: z.object({
     epic_id: epicId()
       .optional()

@@ -4,9 +4,9 @@
  * a link still holds.
  */
 import * as z from "zod";
+import { decodeCursor, encodeCursor } from "../db/entity-support.js";
 import { requireEpicRow } from "../db/epics.repo.js";
 import { confirmRelationship } from "../db/relationships.repo.js";
-import { decodeCursor, encodeCursor } from "../db/entity-support.js";
 import { isSuspectPosition, suspectLinksPage } from "../db/suspect-links.repo.js";
 import { actor, hostedTool, READ } from "./access.js";
 import { relationshipKey } from "./relationships.tools.js";

@@ -45,7 +45,7 @@ beforeAll(async () => {
   for (const [repository, commit] of [
     ["acme/a", "a".repeat(40)],
     ["acme/b", "b".repeat(40)],
-  ]) {
+  ] as const) {
     await client.execute({
       sql: `INSERT INTO trace_snapshots (workspace_id, repository, commit_sha, scanned_at, content_hash,
               citation_count, orphan_count, created_at, updated_at)

@@ -34,7 +34,7 @@ test("review_changes lists the first 100 suspect links in id order and points at
   await ok(editor, "create_baseline", { name: "v1" });
   await ok(editor, "update_requirement", { requirement_id: "REQ-001", description: "changed" });
   const prompt = await editor.getPrompt({ name: "review_changes", arguments: { baseline: "v1" } });
-  const text = (prompt.messages[0]?.content as { text: string }).text;
+  const text = String((prompt.messages[0]?.content as { text?: string } | undefined)?.text);
   const lines = text.split("\n").filter((l) => / depends_on REQ-001: target changed/.test(l));
   expect(lines).toHaveLength(100);
   expect(lines[0]).toMatch(/^- REQ-002 depends_on/);

@@ -17,7 +17,7 @@ beforeAll(async () => {
 });
 afterAll(async () => server?.close());
 
-const unescape = (href: string) => href.replace(/&amp;/g, "&");
+const unescapeHref = (href: string) => href.replace(/&amp;/g, "&");
 
 describe("paged lists on the web", () => {
   it("My tokens shows 20 tokens and a Next page link; the next page shows the rest", async () => {
@@ -36,7 +36,7 @@ describe("paged lists on the web", () => {
     expect(first.text).toContain("Showing the newest 20 tokens");
     const next = /<a href="(\/tokens\?cursor=[^"]+)" rel="next">Next page<\/a>/.exec(first.text)?.[1];
     expect(next).toBeDefined();
-    const second = await web.get(unescape(next as string));
+    const second = await web.get(unescapeHref(next as string));
     expect(second.status).toBe(200);
     const onSecond = names(second.text);
     expect([...onFirst, ...onSecond]).toEqual([
@@ -84,7 +84,7 @@ describe("paged lists on the web", () => {
       home.text,
     )?.[1];
     expect(more).toBeDefined();
-    const rest = await web.get(unescape(more as string));
+    const rest = await web.get(unescapeHref(more as string));
     expect(rest.status).toBe(200);
     const second = shown(rest.text);
     expect(second).toHaveLength(5);

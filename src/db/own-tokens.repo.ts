@@ -15,6 +15,7 @@ import { DomainError } from "../core/errors.js";
 import { carriesOwnerPowers } from "../core/owner-powers.js";
 import { ROLES, type Role, roleAtLeast } from "../core/roles.js";
 import type { Executor, Tx } from "./database.js";
+import { decodeCursor, isPositiveInt, pageOf } from "./entity-support.js";
 import { expiryAfterDays, findTokenInfo, insertToken, listTokens, revokeAndDescribe } from "./tokens.repo.js";
 
 /** The caller (AuthInfo fits): who they are, where, their effective role, the token they act through. */
@@ -55,9 +56,26 @@ function own(info: TokenInfo, holder: TokenHolder): OwnToken {
   };
 }
 
-export async function listOwnTokens(ex: Executor, holder: TokenHolder): Promise<OwnToken[]> {
-  const rows = await listTokens(ex, holder.workspaceId, holder.userId);
-  return rows.map((row) => own(row, holder));
+/**
+ * The holder's tokens here, newest first, `limit` at a time. The cursor's tag names the workspace and the
+ * user, so a cursor of another holder is refused rather than read as a position.
+ */
+export async function listOwnTokens(
+  ex: Executor,
+  holder: TokenHolder,
+  page: { limit: number; cursor?: string | undefined },
+): Promise<{ tokens: OwnToken[]; next_cursor?: string }> {
+  const tag = `my_tokens:${holder.workspaceId}:${holder.userId}`;
+  const beforeId = decodeCursor(tag, page.cursor, isPositiveInt);
+  const rows = await listTokens(ex, holder.workspaceId, holder.userId, { limit: page.limit + 1, beforeId });
+  const { items, next_cursor } = pageOf(
+    rows,
+    page.limit,
+    (row) => own(row, holder),
+    (row) => row.id,
+    tag,
+  );
+  return { tokens: items, ...(next_cursor ? { next_cursor } : {}) };
 }
 
 export interface NewOwnToken {

@@ -90,7 +90,11 @@ export const tokens = sqliteTable(
     revokedAt: text("revoked_at"),
     lastUsedAt: text("last_used_at"),
   },
-  (t) => [index("tokens_workspace").on(t.workspaceId), index("tokens_user").on(t.userId)],
+  (t) => [
+    index("tokens_workspace").on(t.workspaceId),
+    // A holder's tokens in one workspace, newest first (list_my_tokens pages by id); user first for cascades.
+    index("tokens_user_workspace").on(t.userId, t.workspaceId, t.id),
+  ],
 );
 
 /** Per-workspace settings as key/value text (e.g. `docs_root`). */
@@ -322,6 +326,8 @@ export const relationships = sqliteTable(
       t.typeId,
     ),
     index("relationships_target").on(t.targetRequirementId),
+    // list_suspect_links pages a workspace's links by id.
+    index("relationships_workspace_id").on(t.workspaceId, t.id),
   ],
 );
 
@@ -443,6 +449,10 @@ export const traceCitations = sqliteTable(
   (t) => [
     // Coverage of many requirements, citations of one, orphans of a snapshot, pruning: all by snapshot first.
     index("trace_citations_snapshot_entity").on(t.snapshotId, t.entityKind, t.entityId, t.kind),
+    // list_suspect_links pages a snapshot's pinned citations (only those can be suspect) in this order.
+    index("trace_citations_pinned")
+      .on(t.snapshotId, t.file, t.line, t.referenceId, t.id)
+      .where(sql`${t.revision} IS NOT NULL`),
   ],
 );
 

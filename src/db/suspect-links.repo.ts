@@ -3,7 +3,7 @@
  * confirmed; once either end has a newer revision the link may no longer hold. Trace citations pinned to a
  * revision (traceability) go suspect the same way and are listed beside them.
  */
-import { and, asc, eq, inArray, or, sql } from "drizzle-orm";
+import { and, asc, eq, gt, or, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/sqlite-core";
 import type { Executor } from "./database.js";
 import { isSuspect, relationshipSources, relationshipTargets } from "./relationships.repo.js";
@@ -26,16 +26,22 @@ export interface SuspectRelationship {
 const sourceStories = alias(userStories, "source_stories");
 const targetStories = alias(userStories, "target_stories");
 
-/** Suspect relationships of the workspace, or those with an end in one epic (`epicRowId`). */
+/**
+ * Suspect relationships of the workspace, or those with an end in one epic (`epicRowId`), by relationship
+ * id: at most `limit` of them after id `afterId`. The suspect test reads both ends, so a page walks the
+ * workspace's links in id order (index relationships_workspace_id) until it has `limit`.
+ */
 export async function suspectRelationships(
   ex: Executor,
   workspaceId: number,
-  epicRowId?: number,
-): Promise<SuspectRelationship[]> {
+  page: { epicRowId?: number | undefined; afterId?: number | undefined; limit: number },
+): Promise<(SuspectRelationship & { id: number })[]> {
   const sources = relationshipSources;
   const targets = relationshipTargets;
+  const { epicRowId, afterId } = page;
   const rows = await ex
     .select({
+      id: relationships.id,
       source_requirement_id: sources.referenceId,
       target_requirement_id: targets.referenceId,
       relationship_type: relationshipTypes.name,
@@ -53,13 +59,15 @@ export async function suspectRelationships(
     .where(
       and(
         eq(relationships.workspaceId, workspaceId),
+        afterId === undefined ? undefined : gt(relationships.id, afterId),
         isSuspect,
         epicRowId === undefined
           ? undefined
           : or(eq(sourceStories.epicId, epicRowId), eq(targetStories.epicId, epicRowId)),
       ),
     )
-    .orderBy(asc(relationships.id));
+    .orderBy(asc(relationships.id))
+    .limit(page.limit);
   return rows.map((r) => ({
     ...r,
     changed: [
@@ -84,58 +92,150 @@ export interface SuspectCitation {
 }
 
 /**
- * How each cited kind is joined (`e` is the cited row) and what puts it in an epic: a requirement or
- * criterion through its story, a story directly, an epic by being it.
+ * A citation's place in the list: repository, file, line, reference id (binary order, as SQLite compares
+ * text), then the citation's id, so citations tied on all four (one id cited twice on a line) keep push
+ * order and a page boundary among them neither skips nor repeats.
  */
-const CITED = [
-  { kind: "epic", table: "epics", story: false, epicColumn: "e.id" },
-  { kind: "user_story", table: "user_stories", story: false, epicColumn: "e.epic_id" },
-  { kind: "requirement", table: "requirements", story: true, epicColumn: "st.epic_id" },
-  { kind: "acceptance_criterion", table: "acceptance_criteria", story: true, epicColumn: "st.epic_id" },
-] as const;
+export type CitationKey = [repository: string, file: string, line: number, referenceId: string, id: number];
+
+/** The cited entity's current revision, whichever of the four kinds it is (one join matches). */
+const REVISION_NOW = sql`coalesce(ep.revision, us.revision, rq.revision, ac.revision)`;
+/** What puts the cited entity in an epic: being it, its story's epic, or its story's. */
+const EPIC_OF_CITED = sql`coalesce(ep.id, us.epic_id, st.epic_id)`;
 
 /**
  * Citations in the latest snapshot of each repository pinned to an older revision than their entity's
  * current one (the rule of `citationPinnedBefore`, shared with get_requirement_traces and trace_summary),
- * or only those citing an entity of one epic (`epicRowId`). One query per cited kind; ordered by
- * repository, file and line.
+ * or only those citing an entity of one epic (`epicRowId`): at most `limit` after `after`, in CitationKey
+ * order. Repositories are taken in order, one query each over the pinned-citations index of its latest
+ * snapshot (trace_citations_pinned), so a page reads the pinned citations it walks, not the workspace's.
  */
 export async function suspectCitations(
   ex: Executor,
   workspaceId: number,
-  epicRowId?: number,
-): Promise<SuspectCitation[]> {
-  const snapshotIds = (await latestSnapshots(ex, workspaceId)).map((s) => s.snapshot_id);
-  if (snapshotIds.length === 0) return [];
-  const out: SuspectCitation[] = [];
-  for (const c of CITED) {
-    const rows = await ex.all<SuspectCitation>(sql`
-      SELECT e.reference_id AS reference_id, ${c.kind} AS entity_kind, s.repository AS repository,
-        s.commit_sha AS "commit", ${traceCitations.file} AS file, ${traceCitations.line} AS line,
-        ${traceCitations.kind} AS kind, ${traceCitations.revision} AS pinned_revision, e.revision AS revision_now
+  page: { epicRowId?: number | undefined; after?: CitationKey | undefined; limit: number },
+): Promise<(SuspectCitation & { id: number })[]> {
+  const { epicRowId, after } = page;
+  const snapshots = (await latestSnapshots(ex, workspaceId))
+    .filter((s) => after === undefined || s.repository >= after[0])
+    .sort((a, b) => (a.repository < b.repository ? -1 : a.repository > b.repository ? 1 : 0));
+  const out: (SuspectCitation & { id: number })[] = [];
+  for (const snapshot of snapshots) {
+    const want = page.limit - out.length;
+    if (want <= 0) break;
+    const from =
+      after !== undefined && after[0] === snapshot.repository
+        ? sql`AND (${traceCitations.file}, ${traceCitations.line}, ${traceCitations.referenceId}, ${traceCitations.id}) > (${after[1]}, ${after[2]}, ${after[3]}, ${after[4]})`
+        : sql``;
+    const rows = await ex.all<SuspectCitation & { id: number }>(sql`
+      SELECT ${traceCitations.id} AS id, ${traceCitations.referenceId} AS reference_id,
+        ${traceCitations.entityKind} AS entity_kind, ${traceCitations.file} AS file,
+        ${traceCitations.line} AS line, ${traceCitations.kind} AS kind,
+        ${traceCitations.revision} AS pinned_revision, ${REVISION_NOW} AS revision_now
       FROM ${traceCitations}
-      JOIN trace_snapshots s ON s.id = ${traceCitations.snapshotId}
-      JOIN ${sql.identifier(c.table)} e ON e.id = ${traceCitations.entityId} AND e.workspace_id = ${workspaceId}
-      ${c.story ? sql`JOIN user_stories st ON st.id = e.user_story_id` : sql``}
-      WHERE ${traceCitations.workspaceId} = ${workspaceId}
-        AND ${inArray(traceCitations.snapshotId, snapshotIds)}
-        AND ${traceCitations.entityKind} = ${c.kind}
-        AND ${citationPinnedBefore(sql`e.revision`)}
-        ${epicRowId === undefined ? sql`` : sql`AND ${sql.raw(c.epicColumn)} = ${epicRowId}`}`);
+      LEFT JOIN epics ep ON ${traceCitations.entityKind} = 'epic'
+        AND ep.id = ${traceCitations.entityId} AND ep.workspace_id = ${workspaceId}
+      LEFT JOIN user_stories us ON ${traceCitations.entityKind} = 'user_story'
+        AND us.id = ${traceCitations.entityId} AND us.workspace_id = ${workspaceId}
+      LEFT JOIN requirements rq ON ${traceCitations.entityKind} = 'requirement'
+        AND rq.id = ${traceCitations.entityId} AND rq.workspace_id = ${workspaceId}
+      LEFT JOIN acceptance_criteria ac ON ${traceCitations.entityKind} = 'acceptance_criterion'
+        AND ac.id = ${traceCitations.entityId} AND ac.workspace_id = ${workspaceId}
+      ${epicRowId === undefined ? sql`` : sql`LEFT JOIN user_stories st ON st.id = coalesce(rq.user_story_id, ac.user_story_id)`}
+      WHERE ${traceCitations.snapshotId} = ${snapshot.snapshot_id}
+        AND ${traceCitations.workspaceId} = ${workspaceId}
+        AND ${traceCitations.revision} IS NOT NULL
+        AND ${citationPinnedBefore(REVISION_NOW)}
+        ${from}
+        ${epicRowId === undefined ? sql`` : sql`AND ${EPIC_OF_CITED} = ${epicRowId}`}
+      ORDER BY ${traceCitations.file}, ${traceCitations.line}, ${traceCitations.referenceId}, ${traceCitations.id}
+      LIMIT ${want}`);
     out.push(
       ...rows.map((r) => ({
-        ...r,
+        id: Number(r.id),
+        reference_id: r.reference_id,
+        entity_kind: r.entity_kind,
+        repository: snapshot.repository,
+        commit: snapshot.commit,
+        file: r.file,
         line: Number(r.line),
+        kind: r.kind,
         pinned_revision: Number(r.pinned_revision),
         revision_now: Number(r.revision_now),
       })),
     );
   }
-  return out.sort(
-    (a, b) =>
-      a.repository.localeCompare(b.repository) ||
-      a.file.localeCompare(b.file) ||
-      a.line - b.line ||
-      a.reference_id.localeCompare(b.reference_id),
-  );
+  return out;
+}
+
+/**
+ * Where a page of list_suspect_links ends: in the relationships (after that link's id), at the start of the
+ * citations, or in the citations (after that key). The relationships come first, then the citations.
+ */
+export type SuspectPosition = ["r", number] | ["c"] | ["c", ...CitationKey];
+
+const isPosInt = (v: unknown) => typeof v === "number" && Number.isSafeInteger(v) && v > 0;
+export const isSuspectPosition = (k: unknown): k is SuspectPosition =>
+  Array.isArray(k) &&
+  ((k.length === 2 && k[0] === "r" && isPosInt(k[1])) ||
+    (k.length === 1 && k[0] === "c") ||
+    (k.length === 6 &&
+      k[0] === "c" &&
+      typeof k[1] === "string" &&
+      typeof k[2] === "string" &&
+      typeof k[3] === "number" &&
+      Number.isSafeInteger(k[3]) &&
+      typeof k[4] === "string" &&
+      isPosInt(k[5])));
+
+export interface SuspectLinksPage {
+  relationships: SuspectRelationship[];
+  trace_citations: SuspectCitation[];
+  /** Where the next page starts; absent on the last page. */
+  next: SuspectPosition | undefined;
+}
+
+/**
+ * One page of both lists, `limit` links in all: the relationships first, then the citations, a page
+ * holding the end of the one and the start of the other. One more row than asked is read to know whether
+ * a next page exists.
+ */
+export async function suspectLinksPage(
+  ex: Executor,
+  workspaceId: number,
+  page: { epicRowId?: number | undefined; from?: SuspectPosition | undefined; limit: number },
+): Promise<SuspectLinksPage> {
+  const { epicRowId, from, limit } = page;
+  const strip = <T extends { id: number }>({ id: _id, ...rest }: T) => rest;
+  let relationshipRows: (SuspectRelationship & { id: number })[] = [];
+  if (from === undefined || from[0] === "r") {
+    relationshipRows = await suspectRelationships(ex, workspaceId, {
+      epicRowId,
+      afterId: from?.[1],
+      limit: limit + 1,
+    });
+    if (relationshipRows.length > limit) {
+      const kept = relationshipRows.slice(0, limit);
+      return {
+        relationships: kept.map(strip),
+        trace_citations: [],
+        next: ["r", (kept.at(-1) as { id: number }).id],
+      };
+    }
+  }
+  const after = from?.[0] === "c" && from.length === 6 ? (from.slice(1) as CitationKey) : undefined;
+  const want = limit - relationshipRows.length;
+  const citationRows = await suspectCitations(ex, workspaceId, { epicRowId, after, limit: want + 1 });
+  const kept = citationRows.slice(0, want);
+  const last = kept.at(-1);
+  return {
+    relationships: relationshipRows.map(strip),
+    trace_citations: kept.map(strip),
+    next:
+      citationRows.length <= want
+        ? undefined
+        : last === undefined
+          ? ["c"]
+          : ["c", last.repository, last.file, last.line, last.reference_id, last.id],
+  };
 }

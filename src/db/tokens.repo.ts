@@ -2,7 +2,7 @@
  * Personal access tokens: only the SHA-256 hash is stored (DESIGN); the value exists once, in the answer
  * to its creation.
  */
-import { and, desc, eq, notInArray, sql } from "drizzle-orm";
+import { and, desc, eq, lt, notExists, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/sqlite-core";
 import type { TokenInfo } from "../core/accounts.js";
 import type { Role } from "../core/roles.js";
@@ -134,8 +134,17 @@ const infoColumns = {
  * Tokens of one workspace (or of all when `workspaceId` is undefined), of one user of it when `userId` is
  * given, newest first.
  */
-export async function listTokens(ex: Executor, workspaceId?: number, userId?: number): Promise<TokenInfo[]> {
-  return ex
+/**
+ * Tokens newest first, of a workspace and/or a user; `page` keeps `limit` of those with an id below
+ * `beforeId` (list_my_tokens pages by id through the index tokens_user_workspace).
+ */
+export async function listTokens(
+  ex: Executor,
+  workspaceId?: number,
+  userId?: number,
+  page?: { limit: number; beforeId?: number | undefined },
+): Promise<TokenInfo[]> {
+  const query = ex
     .select(infoColumns)
     .from(tokens)
     .innerJoin(users, eq(users.id, tokens.userId))
@@ -144,12 +153,15 @@ export async function listTokens(ex: Executor, workspaceId?: number, userId?: nu
     .where(
       and(
         // Session tokens (a password sign-in's credential, credentials.repo.ts) are not PATs: not listed.
-        notInArray(tokens.id, ex.select({ id: sessionTokens.tokenId }).from(sessionTokens)),
+        // NOT EXISTS probes session_tokens by key per row instead of reading all of it first.
+        notExists(ex.select({ one: sql`1` }).from(sessionTokens).where(eq(sessionTokens.tokenId, tokens.id))),
         workspaceId === undefined ? undefined : eq(tokens.workspaceId, workspaceId),
         userId === undefined ? undefined : eq(tokens.userId, userId),
+        page?.beforeId === undefined ? undefined : lt(tokens.id, page.beforeId),
       ),
     )
     .orderBy(desc(tokens.id));
+  return page === undefined ? query : query.limit(page.limit);
 }
 
 export async function findTokenInfo(

@@ -10,6 +10,7 @@ import { DomainError } from "../core/errors.js";
 import { ROLES } from "../core/roles.js";
 import { createOwnToken, listOwnTokens, revokeOwnToken } from "../db/own-tokens.repo.js";
 import { CREATE, hostedTool, READ } from "./access.js";
+import { cursor, limit } from "./schemas.js";
 
 export const MAX_TOKEN_DAYS = 365;
 
@@ -30,14 +31,18 @@ export const listMyTokensTool = hostedTool({
   name: "list_my_tokens",
   title: "List my tokens",
   description:
-    "Your own personal access tokens in this workspace, newest first: id, name, role ceiling, when created, last used, expires and was revoked, who minted it, and which one this call uses (current). Never shows a token's value. Use the id with revoke_my_token.",
-  input: z.object({}),
-  output: z.object({ tokens: z.array(ownToken) }),
+    "Your own personal access tokens in this workspace, newest first: id, name, role ceiling, when created, last used, expires and was revoked, who minted it, and which one this call uses (current). Never shows a token's value. Paged: up to limit tokens; pass next_cursor as cursor for the next page. Use the id with revoke_my_token.",
+  input: z.object({ limit: limit().describe("Most tokens to return."), cursor: cursor().optional() }),
+  output: z.object({
+    tokens: z.array(ownToken),
+    next_cursor: z
+      .string()
+      .optional()
+      .describe("Present when more tokens follow: pass it as cursor to get them."),
+  }),
   annotations: READ,
   role: "viewer",
-  handler: async (_input, ctx) => ({
-    tokens: await ctx.database.read((db) => listOwnTokens(db, ctx.auth)),
-  }),
+  handler: (input, ctx) => ctx.database.read((db) => listOwnTokens(db, ctx.auth, input)),
 });
 
 export const createMyTokenTool = hostedTool({

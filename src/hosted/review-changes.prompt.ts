@@ -30,18 +30,20 @@ export const reviewChangesPrompt: PromptDef<HostedContext> = {
     const name = parsed.data;
     const { diff, suspects } = await ctx.database.read(async (db) => ({
       diff: await diffBaseline(db, ctx.auth.workspaceId, { from: name, limit: SHOWN }),
-      suspects: await suspectRelationships(db, ctx.auth.workspaceId),
+      suspects: await suspectRelationships(db, ctx.auth.workspaceId, { limit: SHOWN + 1 }),
     }));
-    const suspectLines = suspects.map(
-      (s) =>
-        `- ${s.source_requirement_id} ${s.relationship_type} ${s.target_requirement_id}: ${s.changed.join(" and ")} changed (confirmed at ${s.source_revision}/${s.target_revision}, now ${s.source_revision_now}/${s.target_revision_now})`,
-    );
+    const suspectLines = suspects
+      .slice(0, SHOWN)
+      .map(
+        (s) =>
+          `- ${s.source_requirement_id} ${s.relationship_type} ${s.target_requirement_id}: ${s.changed.join(" and ")} changed (confirmed at ${s.source_revision}/${s.target_revision}, now ${s.source_revision_now}/${s.target_revision_now})`,
+      );
     const text = `Review the changes since baseline "${name}".
 
 ${renderBaselineDiff(diff)}
 
 Links made suspect by changes (an end changed since the link was confirmed):
-${suspectLines.length > 0 ? suspectLines.join("\n") : "- none"}
+${suspectLines.length > 0 ? suspectLines.join("\n") : "- none"}${suspects.length > SHOWN ? `\n- more: the first ${SHOWN} are shown; list_suspect_links pages through all of them` : ""}
 
 For each changed or added requirement: is the new wording clear, verifiable and consistent with the others?
 Does the change break what its linked requirements, acceptance criteria or tests assume? For each removed

@@ -28,6 +28,7 @@ interface Suspects {
     relationship_type: string;
   }[];
   trace_citations: { reference_id: string; repository: string; file: string; line: number }[];
+  next_cursor?: string;
 }
 interface Reviews {
   reviews: {
@@ -43,6 +44,9 @@ interface EpicPage {
   next_cursor?: string;
 }
 
+/** Suspect links on one page of home; `?suspects=<cursor>` shows the next ones. */
+const SUSPECTS_SHOWN = 20;
+
 const KINDS: [string, string][] = [
   ["epic", "Epics"],
   ["user_story", "User stories"],
@@ -51,10 +55,14 @@ const KINDS: [string, string][] = [
 
 export const homePage: PageModule = (pages) => {
   pages.get("/", async (p) => {
+    const suspectsCursor = p.query("suspects") || undefined;
     const [overview, summary, suspects, reviews, epics] = await Promise.all([
       p.read<Overview>("workspace_overview", {}),
       p.read<Summary>("trace_summary", {}),
-      p.read<Suspects>("list_suspect_links", {}),
+      p.read<Suspects>("list_suspect_links", {
+        limit: SUSPECTS_SHOWN,
+        ...(suspectsCursor ? { cursor: suspectsCursor } : {}),
+      }),
       p.read<Reviews>("list_reviews", { status: "pending" }),
       p.read<EpicPage>("list_epics", { limit: 100 }),
     ]);
@@ -80,7 +88,7 @@ export const homePage: PageModule = (pages) => {
           )}${suspects.trace_citations.map(
             (t) =>
               html`<li>${refLink(t.reference_id)} cited at <code>${t.repository}:${t.file}:${t.line}</code></li>`,
-          )}</ul>`;
+          )}</ul>${moreSuspects(suspects)}`;
     const reviewList =
       reviews.reviews.length === 0
         ? empty("No open reviews.")
@@ -130,6 +138,14 @@ ${p.canEdit ? section("Create a baseline", "baseline", baselineForm(p.csrf)) : "
     return p.redirect(`${back}?baseline=${encodeURIComponent(done.value.name)}`);
   });
 };
+
+/** How many suspect links are shown and, when more follow, the link to them (the cursor in `suspects`). */
+function moreSuspects(page: Suspects): Html {
+  if (!page.next_cursor) return html``;
+  const shown = page.relationships.length + page.trace_citations.length;
+  return html`<p class="muted">Showing ${shown} suspect links; more follow.</p>
+<nav class="pager" aria-label="Suspect links pages"><a href="/?suspects=${encodeURIComponent(page.next_cursor)}#suspects" rel="next">More suspect links</a></nav>`;
+}
 
 /** The create-baseline form (home: the workspace; epic page: that epic). */
 export function baselineForm(csrf: string, epicId?: string): Html {

@@ -7,6 +7,7 @@
 import { html } from "hono/html";
 import type { DomainError } from "../../core/errors.js";
 import { ROLES, roleAtLeast } from "../../core/roles.js";
+import { nextPageLink } from "../forms.js";
 import { csrfField, type Html, notice } from "../layout.js";
 import type { PageContext } from "../page.js";
 import { statusOf } from "../page.js";
@@ -23,6 +24,9 @@ interface OwnToken {
   revoked_at: string | null;
   current: boolean;
 }
+
+/** Tokens on one page; the "Next page" link carries list_my_tokens' cursor. */
+const TOKENS_SHOWN = 20;
 
 interface NewToken {
   id: number;
@@ -46,7 +50,12 @@ async function render(
   p: PageContext,
   extra: { created?: NewToken; error?: DomainError; form?: Record<string, string> } = {},
 ): Promise<Response> {
-  const { tokens } = await p.read<{ tokens: OwnToken[] }>("list_my_tokens", {});
+  // The newest page after a create (the new token is first); a GET may carry the cursor of a later page.
+  const cursor = extra.created || extra.error ? undefined : p.query("cursor") || undefined;
+  const { tokens, next_cursor } = await p.read<{ tokens: OwnToken[]; next_cursor?: string }>(
+    "list_my_tokens",
+    { limit: TOKENS_SHOWN, ...(cursor ? { cursor } : {}) },
+  );
   const now = new Date().toISOString();
   const form = extra.form ?? {};
   const roles = ROLES.filter((r) => roleAtLeast(p.auth.role, r));
@@ -81,6 +90,10 @@ ${
             t.expires_at ? when(t.expires_at) : "never"
           }</td><td>${state(t, now)}</td><td>${revokeForm(p, t)}</td></tr>`,
       )}</tbody></table></div>`
+}${
+  next_cursor
+    ? html`<p class="muted">Showing the ${cursor ? "next" : "newest"} ${tokens.length} tokens; older ones are on the next page.</p>${nextPageLink(new URL("/tokens", p.c.req.url).href, next_cursor)}`
+    : ""
 }</section>`;
   // The answer to a create holds the secret: never kept by any cache (also the default of every page).
   p.c.header("Cache-Control", "no-store");

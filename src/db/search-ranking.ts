@@ -182,34 +182,46 @@ export async function rankedPage(ex: Executor, q: RankQuery): Promise<RankedPage
   return pageOf(rows, q);
 }
 
-/** Above this many estimated matches, a large workspace's first page counts its matches before it ranks. */
-const FEW_MATCHES = 0.5 * RANKED_CANDIDATES;
+/**
+ * Below this many estimated matches a large workspace's first page ranks at once (the sample's estimate of a
+ * few thousand matches is within ±40% or so: above it, a capped window is too likely to pay bm25() for nothing).
+ */
+const FEW_MATCHES = 0.7 * RANKED_CANDIDATES;
 
 /**
- * A large workspace's first page. bm25() costs its words' walks over the whole index and about a microsecond
- * per match, so it is only asked when the matches are known to be at most RANKED_CANDIDATES: clearly few by
- * the workspace's sample (then bm25Page's window counts them in the same walk), or counted by titlePage's
- * window (a walk of rowids only, which also lists the title hits when there are more). A guess proven wrong
- * costs a query, never a wrong answer.
+ * A large workspace's first page, in as few walks of the matches as the workspace's sample allows. bm25()
+ * costs each word's walk over the whole index and ~2 µs a match, so it runs once the matches are known to be
+ * at most RANKED_CANDIDATES: clearly few by the sample (then bm25Page's window counts them in the same walk;
+ * if it proves capped, its size and lowest rowid spare titlePage its count), or counted by a walk of rowids.
+ * A guess proven wrong costs a query, never a wrong answer.
  */
 async function largeFirstPage(ex: Executor, s: Scoping, q: RankQuery): Promise<RankedPage> {
   const lo = q.workspaceId * WORKSPACE_SPAN;
   const estimate = await estimatedMatches(ex, lo, lo + WORKSPACE_SPAN - 1, phrasesOf(q.phrases));
-  let counted = false;
-  if (q.exact < 0 && estimate > FEW_MATCHES) {
+  // Not clearly few: counted first (a walk of rowids in FTS5's own order, the cheapest); bm25() over a window
+  // that proves capped would cost more than that walk.
+  let known: { low: number; n: number } | undefined;
+  const capped =
+    q.exact < 0 &&
+    estimate > FEW_MATCHES &&
+    (await countUpTo(ex, s, q, RANKED_CANDIDATES + 1)) > RANKED_CANDIDATES;
+  if (capped) {
     const titles = await titlePage(ex, s, q);
     if (titles.page) return titles.page;
-    if (titles.n > RANKED_CANDIDATES) return pageOf(await newestPage(ex, s, q, RANKED_CANDIDATES + 1), q);
-    counted = true;
+    return pageOf(await newestPage(ex, s, q, RANKED_CANDIDATES + 1), q);
   }
   const split = phrasesOf(q.phrases).length > 1 && q.exact < 0 ? await splitRanked(ex, s, q) : undefined;
   if (split && split !== "capped") return { rows: split, boundary: SPLIT_BM25 };
   if (split === undefined) {
+    // bm25() over the newest window, counting it in the same walk: ranked when it holds every match, else
+    // its size and lowest rowid spare the title page a walk of its own.
     const rows = await bm25Page(ex, s, q, RANKED_CANDIDATES + 1);
-    if (Number(rows[0]?.n ?? 0) <= RANKED_CANDIDATES) return pageOf(rows, q);
+    const n = Number(rows[0]?.n ?? 0);
+    if (n <= RANKED_CANDIDATES) return pageOf(rows, q);
+    known = { low: Number(rows[0]?.low ?? 0), n };
   }
-  if (!counted && q.exact < 0) {
-    const titles = await titlePage(ex, s, q);
+  if (q.exact < 0) {
+    const titles = await titlePage(ex, s, q, known);
     if (titles.page) return titles.page;
   }
   return pageOf(await newestPage(ex, s, q, RANKED_CANDIDATES + 1), q);
@@ -321,10 +333,17 @@ const NO_MATCH = '""';
  * finds their lowest rowid and counts the window, a later page has the rowid in its cursor); no page when
  * too few remain to fill it. `n`: the window's matches (more than RANKED_CANDIDATES on a later page).
  */
-async function titlePage(ex: Executor, s: Scoping, q: RankQuery): Promise<{ page?: RankedPage; n: number }> {
+async function titlePage(
+  ex: Executor,
+  s: Scoping,
+  q: RankQuery,
+  known?: { low: number; n: number },
+): Promise<{ page?: RankedPage; n: number }> {
   const window = q.after
     ? sql`SELECT ${q.after[3]} AS low, ${RANKED_CANDIDATES + 1} AS n`
-    : sql`SELECT min(rid) AS low, count(*) AS n FROM (SELECT f.rowid AS rid FROM search_fts f ${q.join}
+    : known
+      ? sql`SELECT ${known.low} AS low, ${known.n} AS n`
+      : sql`SELECT min(rid) AS low, count(*) AS n FROM (SELECT f.rowid AS rid FROM search_fts f ${q.join}
         WHERE search_fts MATCH ${s.match} AND ${s.scope} AND ${q.where}
         ORDER BY f.rowid DESC LIMIT ${RANKED_CANDIDATES + 1})`;
   const before = q.after ? sql`AND f.rowid < ${q.after[2]}` : sql``;

@@ -201,11 +201,9 @@ async function largeFirstPage(ex: Executor, s: Scoping, q: RankQuery): Promise<R
   // Not clearly few: counted first (a walk of rowids in FTS5's own order, the cheapest); bm25() over a window
   // that proves capped would cost more than that walk.
   let known: { low: number; n: number } | undefined;
-  const capped =
-    q.exact < 0 &&
-    estimate > FEW_MATCHES &&
-    (await countUpTo(ex, s, q, RANKED_CANDIDATES + 1)) > RANKED_CANDIDATES;
-  if (capped) {
+  const counted =
+    q.exact < 0 && estimate > FEW_MATCHES ? await countUpTo(ex, s, q, RANKED_CANDIDATES + 1) : undefined;
+  if (counted !== undefined && counted > RANKED_CANDIDATES) {
     const titles = await titlePage(ex, s, q);
     if (titles.page) return titles.page;
     return pageOf(await newestPage(ex, s, q, RANKED_CANDIDATES + 1), q);
@@ -214,8 +212,9 @@ async function largeFirstPage(ex: Executor, s: Scoping, q: RankQuery): Promise<R
   if (split && split !== "capped") return { rows: split, boundary: SPLIT_BM25 };
   if (split === undefined) {
     // bm25() over the newest window, counting it in the same walk: ranked when it holds every match, else
-    // its size and lowest rowid spare the title page a walk of its own.
-    const rows = await bm25Page(ex, s, q, RANKED_CANDIDATES + 1);
+    // its size and lowest rowid spare the title page a walk of its own. Every match counted: any order holds
+    // them all, and FTS5 walks a doclist forwards faster than backwards (~6%).
+    const rows = await bm25Page(ex, s, q, RANKED_CANDIDATES + 1, counted !== undefined);
     const n = Number(rows[0]?.n ?? 0);
     if (n <= RANKED_CANDIDATES) return pageOf(rows, q);
     known = { low: Number(rows[0]?.low ?? 0), n };
@@ -306,7 +305,13 @@ async function ownPage(ex: Executor, q: RankQuery, rows: number, matches: number
 }
 
 /** Every match ranked by bm25 (the workspace has at most RANKED_CANDIDATES; the window is a safety bound). */
-function bm25Page(ex: Executor, s: Scoping, q: RankQuery, window: number | undefined): Promise<PageRow[]> {
+function bm25Page(
+  ex: Executor,
+  s: Scoping,
+  q: RankQuery,
+  window: number | undefined,
+  oldestFirst = false,
+): Promise<PageRow[]> {
   const keyset = q.after
     ? sql`AND (exact, score, rid) > (${q.after[0]}, ${q.after[1]}, ${q.after[2]})`
     : sql``;
@@ -316,7 +321,7 @@ function bm25Page(ex: Executor, s: Scoping, q: RankQuery, window: number | undef
            SELECT f.rowid AS rid, ${BM25} AS score, ${exactOf(q)} AS exact
            FROM search_fts f ${q.join}
            WHERE search_fts MATCH ${s.match} AND ${s.scope} AND ${q.where}
-           ORDER BY f.rowid DESC ${windowOf(window)}),
+           ORDER BY f.rowid ${sql.raw(oldestFirst ? "ASC" : "DESC")} ${windowOf(window)}),
          m AS (SELECT count(*) AS n, min(rid) AS low FROM c)
     SELECT r.rid, r.score, r.exact, 0 AS bound, m.n, m.low
     FROM m LEFT JOIN (SELECT rid, score, exact FROM c WHERE 1 ${keyset}

@@ -15,8 +15,8 @@
 import { type SQL, sql } from "drizzle-orm";
 import type { Executor } from "./database.js";
 import { averageRowLength, idf, ownScores, phrasesOf, weightedFrequency } from "./search-scoring.js";
-import { estimatedMatches, splitPage } from "./search-split.js";
 import { snippetPhrases } from "./search-snippet.js";
+import { estimatedMatches, splitPage } from "./search-split.js";
 
 /** Most matches one query ranks; the rest of a larger match set is not returned. */
 export const RANKED_CANDIDATES = 5000;

@@ -230,3 +230,39 @@ describe("search_global", () => {
     expect(second.next_cursor).toBeUndefined();
   });
 });
+
+describe("a word that is also a workspace term", () => {
+  // Every search row indexes `ws<id>` in a column of its own; words are matched without a column filter
+  // (search-ranking.ts wordsMatch) unless they could be such a term.
+  test("`ws<n>` finds the rows whose text has it, not every row of workspace n", async () => {
+    const w = await createHarness();
+    try {
+      const c = await w.connect(await w.member("wes", "editor"));
+      await ok(c, "create_epic", { title: "Gateways" }); // EP-001
+      await ok(c, "create_user_story", { epic_id: "EP-001", title: "Route payments" }); // US-001
+      for (let i = 0; i < 3; i++) {
+        await ok(c, "create_requirement", {
+          user_story_id: "US-001",
+          title: `Plain requirement ${i}`,
+          description: "Nothing to see.",
+          type: "Functional",
+          priority: 1,
+        });
+      }
+      await ok(c, "create_requirement", {
+        user_story_id: "US-001",
+        title: "Gateway list",
+        description: "Routed through WS1, ws2, ws3 and ws4.",
+        type: "Functional",
+        priority: 1,
+      }); // REQ-004
+      for (const query of ["ws1", "ws2", "ws3", "ws4", "WS2 routed"]) {
+        expect(ids(await ok<Results>(c, "search_requirements", { query }))).toEqual(["REQ-004"]);
+        expect(ids(await ok<Results>(c, "search_global", { query }))).toEqual(["REQ-004"]);
+      }
+      expect(ids(await ok<Results>(c, "search_requirements", { query: "ws5" }))).toEqual([]);
+    } finally {
+      await w.close();
+    }
+  });
+});

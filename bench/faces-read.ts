@@ -209,7 +209,7 @@ async function bundleChild(): Promise<string> {
     platform: "node",
     target: "node20",
     format: "esm",
-    minify: true,
+    minify: process.env.BENCH_PROFILE_NAMES !== "on",
     legalComments: "none",
     external: ["libsql", "esbuild"],
     logLevel: "warning",

@@ -25,11 +25,16 @@ export function normalizeReference(prefix: string, id: string): string | undefin
   return formatReference(prefix, n);
 }
 
-/** Which kind of entity an id names (any case), or undefined. */
+const KIND_OF_PREFIX = new Map<string, EntityKind>(
+  (Object.entries(PREFIXES) as [EntityKind, Prefix][]).map(([kind, prefix]) => [prefix, kind]),
+);
+
+/** Which kind of entity an id names (any case), or undefined. One match, then the prefix is looked up. */
 export function kindOfReference(id: string): { kind: EntityKind; reference: string } | undefined {
-  for (const [kind, prefix] of Object.entries(PREFIXES) as [EntityKind, Prefix][]) {
-    const reference = normalizeReference(prefix, id);
-    if (reference) return { kind, reference };
-  }
-  return undefined;
+  const m = /^([A-Za-z]+)-(\d+)$/.exec(id.trim());
+  const kind = m ? KIND_OF_PREFIX.get((m[1] as string).toUpperCase()) : undefined;
+  if (!m || kind === undefined) return undefined;
+  const n = Number.parseInt(m[2] as string, 10);
+  if (!Number.isSafeInteger(n)) return undefined;
+  return { kind, reference: formatReference(PREFIXES[kind], n) };
 }

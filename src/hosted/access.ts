@@ -51,6 +51,8 @@ export function hostedTool<I extends AnyZodObject, O>(
   const needed: Role = role ?? (def.annotations.readOnlyHint ? "viewer" : "editor");
   // The extended schema parses to I plus the two fields, which the handler below takes off again.
   const input = (recordsHistory ? def.input.extend(changeFields()) : def.input) as I;
+  // A tool without history takes no change fields: one frozen `change` for all its calls.
+  const plainChange = Object.freeze({ tool: def.name });
   return defineTool<HostedContext, I, O>({
     ...rest,
     role: needed,
@@ -58,13 +60,14 @@ export function hostedTool<I extends AnyZodObject, O>(
     handler(raw: z.output<I>, ctx: HostedContext) {
       requireRole(ctx, needed, `${def.name}`);
       if (!def.annotations.readOnlyHint) requireWriteScope(ctx, def.name);
+      if (!recordsHistory) return handler(raw, { ...ctx, change: plainChange });
       const { change_note, source, ...own } = raw as z.output<I> & ChangeFields;
       const change = {
         tool: def.name,
-        ...(recordsHistory && change_note !== undefined ? { changeNote: change_note } : {}),
-        ...(recordsHistory && source !== undefined ? { source } : {}),
+        ...(change_note !== undefined ? { changeNote: change_note } : {}),
+        ...(source !== undefined ? { source } : {}),
       };
-      return handler((recordsHistory ? own : raw) as z.output<I>, { ...ctx, change });
+      return handler(own as z.output<I>, { ...ctx, change });
     },
   });
 }

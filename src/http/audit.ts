@@ -40,28 +40,30 @@ export function createAuditSink(options: AuditSinkOptions): AuditSink {
   const { database, logger } = options;
   const batchSize = options.batchSize ?? 500;
   const maxQueue = options.maxQueue ?? 10_000;
-  /** Each queued row with the resolver of the promise `record` returned for it. */
-  const queue: { event: AuditEventInput; written: () => void }[] = [];
+  const queue: AuditEventInput[] = [];
+  /**
+   * Settles when every row queued so far is written or given up on: one promise for all the rows that wait
+   * together, not one per row (a read's row is kept in memory until its batch commits; bench/faces-read.ts).
+   */
+  let queued: { done: Promise<void>; settle: () => void } | undefined;
   let running: Promise<void> | undefined;
 
   const drain = async () => {
     while (queue.length > 0) {
       const batch = queue.splice(0, batchSize);
+      // The last batch of what is queued now settles its rows' promise; rows queued meanwhile get a new one.
+      const settles = queue.length === 0 ? queued : undefined;
+      if (settles) queued = undefined;
       try {
-        await database.write((tx) =>
-          recordAudits(
-            tx,
-            batch.map((e) => e.event),
-          ),
-        );
+        await database.write((tx) => recordAudits(tx, batch));
       } catch (error) {
         logger?.log("error", "audit rows could not be written", {
           rows: batch.length,
-          requestIds: batch.map((e) => e.event.requestId),
+          requestIds: batch.map((e) => e.requestId),
           error: error instanceof Error ? (error.stack ?? error.message) : String(error),
         });
       }
-      for (const { written } of batch) written();
+      settles?.settle();
     }
   };
 
@@ -107,13 +109,20 @@ export function createAuditSink(options: AuditSinkOptions): AuditSink {
   return {
     record(event) {
       if (queue.length >= maxQueue) {
+        // The dropped rows' promise is the one the remaining rows share: it settles with their batch.
         const dropped = queue.splice(0, queue.length - maxQueue + 1);
-        for (const { written } of dropped) written();
         logger?.log("error", "audit queue full; oldest rows dropped", { rows: dropped.length });
       }
-      const done = new Promise<void>((written) => queue.push({ event, written }));
+      queue.push(event);
+      if (!queued) {
+        let settle = () => {};
+        const done = new Promise<void>((resolve) => {
+          settle = resolve;
+        });
+        queued = { done, settle };
+      }
       void schedule();
-      return done;
+      return queued.done;
     },
     flush,
   };

@@ -102,6 +102,25 @@ export function unknownArgumentMessage(name: string, valid: string[]): string {
 }
 
 /**
+ * True when `value` is the common flat call: a plain object whose keys `schema` (an object schema) all
+ * names, or whose schema takes any key, and whose values are all primitives. Then `unknownArguments` has
+ * nothing to report and nothing nested to walk, so the walk (and its arrays per key) can be skipped.
+ */
+export function flatKnownArguments(schema: z.ZodType, value: unknown): boolean {
+  if (!isPlainObject(value)) return false;
+  const def = defOf(unwrap(schema));
+  if (def.type !== "object" || !def.shape) return false;
+  const open = def.catchall !== undefined && defOf(def.catchall).type !== "never";
+  for (const key in value) {
+    if (!Object.hasOwn(value, key)) continue;
+    const v = value[key];
+    if (typeof v === "object" && v !== null) return false;
+    if (!open && !Object.hasOwn(def.shape, key)) return false;
+  }
+  return true;
+}
+
+/**
  * Keys of `value` that `schema` does not define, at any depth of objects and arrays the schema describes,
  * each with a did-you-mean. Objects that accept any key (`.loose()`, a catchall) are left alone.
  */

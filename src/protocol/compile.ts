@@ -14,8 +14,8 @@ import type {
   ToolDef,
   ToolsetInfo,
 } from "../core/registry.js";
-import { unstorableText } from "../core/text.js";
-import { unknownArguments } from "./argument-errors.js";
+import { unstorableText, unstorableTextProblem } from "../core/text.js";
+import { flatKnownArguments, unknownArguments } from "./argument-errors.js";
 import { withHeaderDeclarations } from "./param-headers.js";
 
 export interface ListedTool {
@@ -202,6 +202,12 @@ function argumentError(toolName: string, errors: FieldError[]): DomainError {
  */
 export function parseToolInput<Ctx extends BaseContext>(tool: CompiledTool<Ctx>, args: unknown): unknown {
   const input = args ?? {};
+  // The common call (flat, known names, storable text) skips the two walks, which build arrays per key.
+  if (flatKnownArguments(tool.def.input, input) && storableValues(input as Record<string, unknown>)) {
+    const parsed = tool.def.input.safeParse(input);
+    if (parsed.success) return parsed.data;
+    throw argumentError(tool.def.name, fieldErrors(parsed.error));
+  }
   const early = [...unknownArguments(tool.def.input, input), ...unstorableText(input)];
   const parsed = tool.def.input.safeParse(input);
   if (early.length === 0 && parsed.success) return parsed.data;
@@ -209,6 +215,15 @@ export function parseToolInput<Ctx extends BaseContext>(tool: CompiledTool<Ctx>,
   const named = new Set(early.map((e) => e.field));
   const rest = parsed.success ? [] : fieldErrors(parsed.error).filter((e) => !named.has(e.field));
   throw argumentError(tool.def.name, [...early, ...rest]);
+}
+
+/** Every string value of a flat object can be stored as sent (see core/text.ts). */
+function storableValues(input: Record<string, unknown>): boolean {
+  for (const key in input) {
+    const v = input[key];
+    if (typeof v === "string" && unstorableTextProblem(v) !== undefined) return false;
+  }
+  return true;
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

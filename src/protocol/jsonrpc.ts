@@ -112,15 +112,16 @@ export async function dispatchJsonRpc<Ctx extends BaseContext>(
     compiled: options.compiled,
     serverInfo: options.serverInfo,
     context: options.context,
-    ...(options.observe ? { observe: options.observe } : {}),
     onInternalError(error, where) {
       options.onInternalError(error, where);
       return undefined;
     },
     correlationId: options.correlationId,
     signal: options.signal ?? new AbortController().signal,
-    ...(options.toolScope ? { toolScope: options.toolScope } : {}),
   };
+  // Set only when given (exactOptionalPropertyTypes), without a temporary object per request.
+  if (options.observe) env.observe = options.observe;
+  if (options.toolScope) env.toolScope = options.toolScope;
 
   if (!hasId) {
     // A notification: never answered (JSON-RPC 2.0 §4.1). MCP's own notifications need nothing from a

@@ -369,7 +369,7 @@ const methods: Record<string, Method> = {
     // A tool outside the connection's toolsets, or a write on a read-only one, is refused as the call's
     // own failure (observed and audited like any other); the role stays the handler's check.
     const refusal = selectionFor(env.compiled, env.toolScope).refusal(tool);
-    const conversation = await conversationOf(env, "tools/call", name, args);
+    const conversation = env.input ? await conversationOf(env, "tools/call", name, args) : undefined;
     const outcome = await invokeTool(
       env,
       tool,

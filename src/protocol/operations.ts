@@ -128,32 +128,30 @@ export async function runOperation<T>(
   fn: (op: Operation) => Promise<T> | T,
   uri?: string,
 ): Promise<Outcome<T>> {
-  const op: Operation = {
-    method,
-    target,
-    args,
-    ...(uri === undefined ? {} : { uri }),
-    startedAt: performance.now(),
-    recorded: false,
-  };
-  const report = (outcome: "ok" | "error", referenceId: string | undefined, errorCode?: string) =>
-    observe?.({
-      method,
-      target,
-      outcome,
-      ...(referenceId === undefined ? {} : { referenceId }),
-      ...(errorCode === undefined ? {} : { errorCode }),
-      durationMs: elapsedMs(op),
-      ...(op.recorded ? { recorded: true as const } : {}),
-    });
+  const op: Operation = { method, target, args, startedAt: performance.now(), recorded: false };
+  if (uri !== undefined) op.uri = uri;
   try {
     const value = await fn(op);
-    report("ok", referenceOf(args, value, uri));
+    if (observe) observe(eventOf(op, "ok", referenceOf(args, value, uri)));
     return { ok: true, value };
   } catch (error) {
-    report("error", referenceOf(args, undefined, uri), errorCodeOf(error));
+    if (observe) observe(eventOf(op, "error", referenceOf(args, undefined, uri), errorCodeOf(error)));
     return { ok: false, error };
   }
+}
+
+/** The event for a finished operation; optional fields only when they have a value (every call builds one). */
+function eventOf(
+  op: Operation,
+  outcome: "ok" | "error",
+  referenceId: string | undefined,
+  errorCode?: string,
+): OperationEvent {
+  const event: OperationEvent = { method: op.method, target: op.target, outcome, durationMs: elapsedMs(op) };
+  if (referenceId !== undefined) event.referenceId = referenceId;
+  if (errorCode !== undefined) event.errorCode = errorCode;
+  if (op.recorded) event.recorded = true;
+  return event;
 }
 
 /** A call naming a tool or prompt the registry does not have: still one audit row. */

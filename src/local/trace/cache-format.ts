@@ -51,10 +51,10 @@ export interface EncodedEntries {
   text: string;
 }
 
-const KINDS: readonly CitationKind[] = ["impl", "test", "doc"];
+export const KINDS: readonly CitationKind[] = ["impl", "test", "doc"];
 const KIND_CODE: Record<CitationKind, number> = { impl: 0, test: 1, doc: 2 };
-const SKIPS: readonly (SkipReason | undefined)[] = [undefined, "binary", "too_large"];
-const NUMBERS = 6;
+export const SKIPS: readonly (SkipReason | undefined)[] = [undefined, "binary", "too_large"];
+export const NUMBERS = 6;
 
 /**
  * Few, flat values: V8's serializer copies typed arrays and long strings as they are, so the entries of
@@ -121,7 +121,7 @@ export function encodeEntries(entries: Iterable<[string, CacheEntry]>): EncodedE
 }
 
 class Corrupt extends Error {}
-const check = (ok: boolean) => {
+export const check = (ok: boolean) => {
   if (!ok) throw new Corrupt("cache entries do not decode");
 };
 
@@ -134,7 +134,7 @@ export interface CitationFacts {
 }
 
 /** The stored citations of every entry decoded from one file, each decoded when its file's are asked for. */
-class Columns {
+export class Columns {
   constructor(
     readonly ids: string[],
     readonly cites: Int32Array,
@@ -249,77 +249,4 @@ export function withBlob(entry: CacheEntry, blob: string): CacheEntry {
 /** How many citations an entry has, without decoding a stored one's. */
 export function citationCount(entry: CacheEntry): number {
   return entry instanceof StoredEntry ? entry.count : entry.citations.length;
-}
-
-/**
- * The entries back; throws when the data is not what `encodeEntries` writes (a corrupt file). Every column
- * is checked here, in one pass over the numbers: a citation decoded later cannot fail.
- */
-export function decodeEntries(data: EncodedEntries): Map<string, CacheEntry> {
-  const { stamps, flags, cites, lengths, text } = data;
-  check(typeof data.paths === "string" && typeof data.blob === "string" && typeof data.ids === "string");
-  check(stamps instanceof Float64Array && flags instanceof Uint8Array && typeof text === "string");
-  check(cites instanceof Int32Array && lengths instanceof Int32Array);
-  const paths = data.paths === "" ? [] : data.paths.split("\0");
-  const blobs = data.blob.split("\0");
-  const ids = data.ids === "" ? [] : data.ids.split("\0");
-  const n = paths.length;
-  const count = cites.length / NUMBERS;
-  check(stamps.length === n * 4 && flags.length === n && blobs.length === Math.max(n, 1));
-  check(Number.isInteger(count) && lengths.length === count * 2);
-  // Citations are stored file by file: each file's are one run, found here with the text's offsets.
-  const textAt = new Int32Array(count);
-  const firstOf = new Int32Array(n + 1).fill(-1);
-  let at = 0;
-  let previousFile = -1;
-  for (let c = 0; c < count; c++) {
-    const o = c * NUMBERS;
-    const file = cites[o] as number;
-    const id = cites[o + 1] as number;
-    const code = cites[o + 5] as number;
-    const testLength = lengths[c * 2] as number;
-    const snippetLength = lengths[c * 2 + 1] as number;
-    check(file >= 0 && file >= previousFile && file < n && id >= 0 && id < ids.length);
-    check((code & 3) < 3 && code >= 0 && code < 8 && (cites[o + 2] as number) >= 0);
-    check(testLength >= -1 && snippetLength >= 0);
-    if (file !== previousFile) firstOf[file] = c;
-    previousFile = file;
-    textAt[c] = at;
-    at += Math.max(testLength, 0) + snippetLength;
-    check(at <= text.length);
-  }
-  check(at === text.length);
-  const columns = new Columns(ids, cites, lengths, text, textAt);
-  const entries = new Map<string, CacheEntry>();
-  let next = count;
-  // From the last file back, so that a file without citations knows where the next one's start.
-  const ends = new Int32Array(n);
-  for (let i = n - 1; i >= 0; i--) {
-    ends[i] = next;
-    if ((firstOf[i] as number) >= 0) next = firstOf[i] as number;
-  }
-  for (let i = 0; i < n; i++) {
-    const f = flags[i] as number;
-    const from = firstOf[i] as number;
-    const path = paths[i] as string;
-    const entry = new StoredEntry(
-      stamps[i * 4] as number,
-      stamps[i * 4 + 1] as number,
-      stamps[i * 4 + 2] as number,
-      stamps[i * 4 + 3] as number,
-      path,
-      columns,
-      Math.max(from, 0),
-      from < 0 ? 0 : (ends[i] as number),
-    );
-    const b = blobs[i] as string;
-    if (b !== "") entry.blob = b;
-    const skipped = SKIPS[f & 3];
-    if (skipped) entry.skipped = skipped;
-    if (f & 4) entry.racy = true;
-    const kind = KINDS[((f >> 3) & 3) - 1];
-    if (kind) entry.kind = kind;
-    entries.set(path, entry);
-  }
-  return entries;
 }

@@ -15,9 +15,10 @@ import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { deserialize, serialize } from "node:v8";
-import { type CacheEntry, decodeEntries, type EncodedEntries, encodeEntries } from "./cache-format.js";
+import { type CacheEntry, type EncodedEntries, encodeEntries } from "./cache-format.js";
 import type { CommitCitation } from "./git.js";
 import type { CatalogFiles } from "./requirements.js";
+import { decodeEntries } from "./stored-entries.js";
 import type { UntrackedMemo } from "./untracked-memo.js";
 
 export type { CacheEntry, SkipReason } from "./cache-format.js";

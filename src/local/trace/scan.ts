@@ -26,6 +26,7 @@ import { type GitChanges, gitChanges } from "./git-changes.js";
 import { inGitOrder, keepsOrder } from "./order.js";
 import { isRacy } from "./racy.js";
 import { CatalogReader, type LocalCatalog } from "./requirements.js";
+import { StoredEntries } from "./stored-entries.js";
 import { walkFiles } from "./walk.js";
 
 export interface ScanSummary {
@@ -423,13 +424,20 @@ async function scanWith(
     skipped: { binary: 0, too_large: 0, unreadable: unreadable.size },
   };
   // The files with citations; a stored entry's are decoded only when asked for (a rescan's coverage reads
-  // their facts, see eachCitation).
-  const cited: [string, CacheEntry][] = [];
-  for (const item of entries) {
-    const entry = item[1];
+  // their facts, see eachCitation), and the untouched rows of a cache file are no objects at all (a row).
+  const cited: ([string, CacheEntry] | number)[] = [];
+  const rows = entries instanceof StoredEntries ? entries : undefined;
+  const count = (path: string, entry: CacheEntry) => {
     if (entry.skipped) summary.skipped[entry.skipped]++;
-    if (citationCount(entry) > 0) cited.push(item);
-  }
+    if (citationCount(entry) > 0) cited.push([path, entry]);
+  };
+  if (rows)
+    rows.eachRow((r) => {
+      const skipped = rows.rowSkipped(r);
+      if (skipped) summary.skipped[skipped]++;
+      if (rows.rowCount(r) > 0) cited.push(r);
+    }, count);
+  else for (const [path, entry] of entries) count(path, entry);
   let byFile: Map<string, Citation[]> | undefined;
   const untrackedMemo = await changes?.untrackedMemo;
   mark("files");
@@ -484,12 +492,25 @@ async function scanWith(
     catalog,
     matcher,
     get byFile() {
-      byFile ??= new Map(cited.map(([path, entry]) => [path, entry.citations]));
+      byFile ??= new Map(
+        cited.map((item) =>
+          typeof item === "number"
+            ? [(rows as StoredEntries).rowPath(item), (rows as StoredEntries).entryAt(item).citations]
+            : [item[0], item[1].citations],
+        ),
+      );
       return byFile;
     },
     eachCitation(visit) {
       const facts: CitationFacts = { id: "", form: "hosted", kind: "impl", revision: null };
-      for (const [, entry] of cited) {
+      for (const item of cited) {
+        if (typeof item === "number") {
+          const stored = rows as StoredEntries;
+          const list = () => stored.entryAt(item).citations;
+          stored.eachRowFact(item, (f, i) => visit(f, list, i), facts);
+          continue;
+        }
+        const entry = item[1];
         const list = () => entry.citations;
         if (entry instanceof StoredEntry) entry.eachFact((f, i) => visit(f, list, i), facts);
         else {

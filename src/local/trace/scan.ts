@@ -503,15 +503,18 @@ async function scanWith(
     },
     eachCitation(visit) {
       const facts: CitationFacts = { id: "", form: "hosted", kind: "impl", revision: null };
+      // One list function for all files (a visitor calls it before the next citation): no closure per file.
+      let row = 0;
+      let entry: CacheEntry | undefined;
+      const list = () => (entry ? entry.citations : (rows as StoredEntries).entryAt(row).citations);
       for (const item of cited) {
         if (typeof item === "number") {
-          const stored = rows as StoredEntries;
-          const list = () => stored.entryAt(item).citations;
-          stored.eachRowFact(item, (f, i) => visit(f, list, i), facts);
+          row = item;
+          entry = undefined;
+          (rows as StoredEntries).eachRowFact(item, visit, list, facts);
           continue;
         }
-        const entry = item[1];
-        const list = () => entry.citations;
+        entry = item[1];
         if (entry instanceof StoredEntry) entry.eachFact((f, i) => visit(f, list, i), facts);
         else {
           const all = entry.citations;

@@ -17,6 +17,8 @@ import {
   SKIPS,
   StoredEntry,
 } from "./cache-format.js";
+import type { Citation } from "./citations.js";
+import type { CitationVisitor } from "./coverage.js";
 
 /** Offsets of the NUL-joined parts of `joined` (n + 1 of them: the last is one past the end + 1). */
 function offsets(joined: string, n: number): Int32Array {
@@ -153,13 +155,13 @@ export class StoredEntries implements Map<string, CacheEntry> {
     return (this.to[r] as number) - (this.from[r] as number);
   }
 
-  /** The facts of an untouched row's citations, in order. */
-  eachRowFact(r: number, visit: (facts: CitationFacts, index: number) => void, into: CitationFacts): void {
+  /** The facts of an untouched row's citations, in order, with the row's list (see CitationVisitor). */
+  eachRowFact(r: number, visit: CitationVisitor, list: () => Citation[], into: CitationFacts): void {
     const from = this.from[r] as number;
     const to = this.to[r] as number;
     for (let c = from; c < to; c++) {
       this.columns.facts(c, into);
-      visit(into, c - from);
+      visit(into, list, c - from);
     }
   }
 

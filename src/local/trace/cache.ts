@@ -10,13 +10,13 @@
  * version or root, is ignored, and one of other rules (key) is not used: a cold scan.
  * The whole cache is dropped when the matcher or the classification rules change (its `key`).
  */
-import { createHash, randomUUID } from "node:crypto";
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { deserialize, serialize } from "node:v8";
 import { type CacheEntry, type EncodedEntries, encodeEntries } from "./cache-format.js";
 import type { CommitCitation } from "./git.js";
+import { hash64, uniqueName } from "./hash.js";
 import type { CatalogFiles } from "./requirements.js";
 import { decodeEntries } from "./stored-entries.js";
 import type { UntrackedMemo } from "./untracked-memo.js";
@@ -73,7 +73,7 @@ interface Delta extends Facts {
 }
 
 const FORMAT = "reqlix-trace-cache";
-export const CACHE_VERSION = 6;
+export const CACHE_VERSION = 7;
 
 export function cacheDir(env: Readonly<Record<string, string | undefined>>): string {
   if (env.REQLIX_CACHE_DIR) return env.REQLIX_CACHE_DIR;
@@ -82,7 +82,7 @@ export function cacheDir(env: Readonly<Record<string, string | undefined>>): str
 }
 
 export function cacheFileFor(dir: string, root: string): string {
-  return join(dir, `${createHash("sha256").update(root).digest("hex").slice(0, 24)}.trace`);
+  return join(dir, `${hash64(root)}.trace`);
 }
 
 /** What a run loaded from disk: the base file's generation and the paths whose entries differ from it. */
@@ -170,7 +170,7 @@ export async function readStoredCache(dir: string, root: string): Promise<Stored
 }
 
 function writeAtomically(target: string, data: Base | Delta): void {
-  const temp = `${target}.${process.pid}.${randomUUID()}.tmp`;
+  const temp = `${target}.${uniqueName()}.tmp`;
   writeFileSync(temp, serialize(data));
   renameSync(temp, target);
 }
@@ -215,7 +215,7 @@ export async function saveCache(
         return;
       }
     }
-    const generation = randomUUID();
+    const generation = uniqueName();
     // The base first: a delta left from the previous base names the old generation and is ignored.
     writeAtomically(target, {
       format: FORMAT,

@@ -4,7 +4,6 @@
  * keyed by path and git blob id (files git reports unchanged are not even stat'ed) or size and mtime, so a
  * rescan reads only what changed. No hosted dependency: the companion and the CLI share it.
  */
-import { createHash } from "node:crypto";
 import { lstatSync } from "node:fs";
 import { join } from "node:path";
 import picomatch from "picomatch";
@@ -23,6 +22,7 @@ import type { CitationVisitor } from "./coverage.js";
 import { FileReader, ReadStatus } from "./file-reader.js";
 import { type CommitCitation, commitsCiting } from "./git.js";
 import { type GitChanges, gitChanges } from "./git-changes.js";
+import { hash64 } from "./hash.js";
 import { inGitOrder, keepsOrder } from "./order.js";
 import { isRacy } from "./racy.js";
 import { CatalogReader, type LocalCatalog } from "./requirements.js";
@@ -134,9 +134,7 @@ function sameStamp(a: FileStamp, b: FileStamp): boolean {
 
 function cacheKey(config: TraceConfig, matcher: CitationMatcher, catalog: LocalCatalog): string {
   const { historyCommits: _h, ...rules } = config;
-  return createHash("sha256")
-    .update(JSON.stringify([matcher.source, rules, catalog.relPath]))
-    .digest("hex");
+  return hash64(JSON.stringify([matcher.source, rules, catalog.relPath]));
 }
 
 /** Compiled include/exclude/test/doc globs by rule key: a process scanning once (the CLI) compiles once. */

@@ -33,10 +33,14 @@ export interface CacheEntry {
 export interface EncodedEntries {
   /** Paths joined by NUL (never in a path git or the walk reports). */
   paths: string;
+  /** Where each path starts in `paths`, and one past the end + 1 (n + 1 numbers): no scan when read. */
+  pathAt: Int32Array;
   /** Per file: size, mtime, ctime, inode (four numbers each). */
   stamps: Float64Array;
   /** Blob ids joined by NUL, "" for none. */
   blob: string;
+  /** Where each blob id starts in `blob` (as `pathAt`). */
+  blobAt: Int32Array;
   /** Per file, bits 0–1: skip reason (0 none, 1 binary, 2 too large); bit 2: racy; bits 3–4: kind + 1. */
   flags: Uint8Array;
   /** Cited ids joined by NUL. */
@@ -110,14 +114,28 @@ export function encodeEntries(entries: Iterable<[string, CacheEntry]>): EncodedE
   }
   return {
     paths: paths.join("\0"),
+    pathAt: startsOf(paths),
     stamps,
     blob: blob.join("\0"),
+    blobAt: startsOf(blob),
     flags,
     ids: ids.join("\0"),
     cites,
     lengths,
     text: text.join(""),
   };
+}
+
+/** Where each of the parts starts once joined by NUL, then one past the end + 1. */
+function startsOf(parts: string[]): Int32Array {
+  const at = new Int32Array(parts.length + 1);
+  let from = 0;
+  for (let i = 0; i < parts.length; i++) {
+    at[i] = from;
+    from += (parts[i] as string).length + 1;
+  }
+  at[parts.length] = from;
+  return at;
 }
 
 class Corrupt extends Error {}

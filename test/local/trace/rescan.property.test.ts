@@ -170,48 +170,52 @@ describe("rescan equals a cold scan (property, real git repository)", () => {
     for (const fx of fixtures) await fx.cleanup();
   });
 
-  it("after every step of random edits, adds, deletes, renames and commits, from disk and in memory", async () => {
-    let cold = 0;
-    await fc.assert(
-      fc.asyncProperty(fc.array(step, { minLength: 4, maxLength: 10 }), async (steps) => {
-        const fx = await makeFixture();
-        fixtures.push(fx);
-        const state: ScanState = newScanState();
-        await scanProject(fx.root, { env: fx.env, persist: true });
-        await scanProject(fx.root, { env: fx.env, state });
-        for (const s of steps) {
-          await apply(fx, s);
-          const disk = await answer(await scanProject(fx.root, { env: fx.env, persist: true }));
-          const memory = await answer(await scanProject(fx.root, { env: fx.env, state }));
-          const reference = await answer(
-            await scanProject(fx.root, {
-              env: { ...fx.env, REQLIX_CACHE_DIR: join(fx.cacheDir, `cold-${cold++}`) },
-            }),
-          );
-          expect(disk.value, `from disk after ${JSON.stringify(s)}`).toEqual(reference.value);
-          expect(memory.value, `in memory after ${JSON.stringify(s)}`).toEqual(reference.value);
-          expect(disk.json).toBe(reference.json);
-          expect(memory.json).toBe(reference.json);
-        }
-        await fx.cleanup();
-      }),
-      {
-        numRuns: RUNS,
-        seed: SEED,
-        examples: [
-          // Found by CI: git rm --cached made a tracked file untracked and the commit tracked again; the
-          // cache was saved as a delta, which kept the stored order, so the next rescan listed it last.
-          [
+  it(
+    "after every step of random edits, adds, deletes, renames and commits, from disk and in memory",
+    async () => {
+      let cold = 0;
+      await fc.assert(
+        fc.asyncProperty(fc.array(step, { minLength: 4, maxLength: 10 }), async (steps) => {
+          const fx = await makeFixture();
+          fixtures.push(fx);
+          const state: ScanState = newScanState();
+          await scanProject(fx.root, { env: fx.env, persist: true });
+          await scanProject(fx.root, { env: fx.env, state });
+          for (const s of steps) {
+            await apply(fx, s);
+            const disk = await answer(await scanProject(fx.root, { env: fx.env, persist: true }));
+            const memory = await answer(await scanProject(fx.root, { env: fx.env, state }));
+            const reference = await answer(
+              await scanProject(fx.root, {
+                env: { ...fx.env, REQLIX_CACHE_DIR: join(fx.cacheDir, `cold-${cold++}`) },
+              }),
+            );
+            expect(disk.value, `from disk after ${JSON.stringify(s)}`).toEqual(reference.value);
+            expect(memory.value, `in memory after ${JSON.stringify(s)}`).toEqual(reference.value);
+            expect(disk.json).toBe(reference.json);
+            expect(memory.json).toBe(reference.json);
+          }
+          await fx.cleanup();
+        }),
+        {
+          numRuns: RUNS,
+          seed: SEED,
+          examples: [
+            // Found by CI: git rm --cached made a tracked file untracked and the commit tracked again; the
+            // cache was saved as a delta, which kept the stored order, so the next rescan listed it last.
             [
-              { op: "git-rm", pick: 6 },
-              { op: "git-add", pick: 0 },
-              { op: "write", path: 0, lines: [] },
-              { op: "commit", line: 0 },
-              { op: "write", path: 0, lines: [] },
+              [
+                { op: "git-rm", pick: 6 },
+                { op: "git-add", pick: 0 },
+                { op: "write", path: 0, lines: [] },
+                { op: "commit", line: 0 },
+                { op: "write", path: 0, lines: [] },
+              ],
             ],
           ],
-        ],
-      },
-    );
-  }, 240_000 * (LONG ? 40 : 1));
+        },
+      );
+    },
+    240_000 * (LONG ? 40 : 1),
+  );
 });

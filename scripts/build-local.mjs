@@ -58,6 +58,60 @@ export const slimStartup = {
   },
 };
 
+const define = { __REQLIX_VERSION__: JSON.stringify(pkg.version) };
+
+// `reqlix-mcp` starts either the companion or `trace` (CI), which share little code: V8 parses every byte of
+// a module before running any of it (~28 ms of CPU for the whole 640 KiB bundle, of a ~200 ms incremental
+// `trace` run), so each is kept as a string in the one file and compiled when chosen (a string costs V8 a
+// scan). Each part has its own copy of the modules it shares with the other (never both run), so a part
+// is only a whole command: an error class of a module split off would not be the class its caller checks.
+// The parts are CommonJS bundles run by vm.compileFunction (an ES module from a string would need a data:
+// URL, which would then name every stack frame): the file stays one self-contained bundle.
+const PARTS = { "./trace/cli.js": "runTraceProcess", "./main.js": "runCompanion" };
+export const lazyParts = {
+  name: "lazy-parts",
+  setup(b) {
+    b.onResolve({ filter: /^\.\/(trace\/cli|main)\.js$/ }, (args) =>
+      args.importer.endsWith("bin-reqlix-mcp.ts")
+        ? {
+            path: resolve(args.resolveDir, args.path.replace(/\.js$/, ".ts")),
+            namespace: "lazy-part",
+            pluginData: PARTS[args.path],
+          }
+        : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: "lazy-part" }, async (args) => {
+      const built = await build({
+        entryPoints: [args.path],
+        bundle: true,
+        write: false,
+        platform: "node",
+        target: "node20",
+        format: "cjs",
+        minify: true,
+        legalComments: "none",
+        plugins: [slimStartup],
+        define,
+      });
+      const name = args.pluginData;
+      return {
+        contents: [
+          'import { createRequire } from "node:module";',
+          'import { fileURLToPath } from "node:url";',
+          'import { compileFunction } from "node:vm";',
+          `const code = ${JSON.stringify(built.outputFiles[0].text)};`,
+          "const module = { exports: {} };",
+          'compileFunction(code, ["require", "module", "exports"], { filename: fileURLToPath(import.meta.url) })(',
+          "  createRequire(import.meta.url), module, module.exports);",
+          `export const ${name} = module.exports.${name};`,
+        ].join("\n"),
+        loader: "js",
+        resolveDir: dirname(args.path),
+      };
+    });
+  },
+};
+
 // Importable (the start-up benchmark bundles its baseline with the same plugin); builds when run.
 const main = process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href;
 
@@ -73,8 +127,8 @@ for (const entry of main ? entries : []) {
     sourcemap: false,
     legalComments: "none",
     metafile: true,
-    plugins: [slimStartup],
-    define: { __REQLIX_VERSION__: JSON.stringify(pkg.version) },
+    plugins: entry.out === "reqlix-mcp" ? [lazyParts, slimStartup] : [slimStartup],
+    define,
     // Some dependencies still call require() for Node built-ins; give the ESM bundle one.
     banner: {
       js: `${entry.bin ? "#!/usr/bin/env node\n" : ""}import { createRequire as __reqlixCreateRequire } from 'node:module'; const require = __reqlixCreateRequire(import.meta.url);`,

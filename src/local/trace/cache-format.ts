@@ -33,10 +33,14 @@ export interface CacheEntry {
 export interface EncodedEntries {
   /** Paths joined by NUL (never in a path git or the walk reports). */
   paths: string;
+  /** Where each path starts in `paths`, and one past the end + 1 (n + 1 numbers): no scan when read. */
+  pathAt: Int32Array;
   /** Per file: size, mtime, ctime, inode (four numbers each). */
   stamps: Float64Array;
   /** Blob ids joined by NUL, "" for none. */
   blob: string;
+  /** Where each blob id starts in `blob` (as `pathAt`). */
+  blobAt: Int32Array;
   /** Per file, bits 0–1: skip reason (0 none, 1 binary, 2 too large); bit 2: racy; bits 3–4: kind + 1. */
   flags: Uint8Array;
   /** Cited ids joined by NUL. */
@@ -51,10 +55,10 @@ export interface EncodedEntries {
   text: string;
 }
 
-const KINDS: readonly CitationKind[] = ["impl", "test", "doc"];
+export const KINDS: readonly CitationKind[] = ["impl", "test", "doc"];
 const KIND_CODE: Record<CitationKind, number> = { impl: 0, test: 1, doc: 2 };
-const SKIPS: readonly (SkipReason | undefined)[] = [undefined, "binary", "too_large"];
-const NUMBERS = 6;
+export const SKIPS: readonly (SkipReason | undefined)[] = [undefined, "binary", "too_large"];
+export const NUMBERS = 6;
 
 /**
  * Few, flat values: V8's serializer copies typed arrays and long strings as they are, so the entries of
@@ -110,8 +114,10 @@ export function encodeEntries(entries: Iterable<[string, CacheEntry]>): EncodedE
   }
   return {
     paths: paths.join("\0"),
+    pathAt: startsOf(paths),
     stamps,
     blob: blob.join("\0"),
+    blobAt: startsOf(blob),
     flags,
     ids: ids.join("\0"),
     cites,
@@ -120,8 +126,20 @@ export function encodeEntries(entries: Iterable<[string, CacheEntry]>): EncodedE
   };
 }
 
+/** Where each of the parts starts once joined by NUL, then one past the end + 1. */
+function startsOf(parts: string[]): Int32Array {
+  const at = new Int32Array(parts.length + 1);
+  let from = 0;
+  for (let i = 0; i < parts.length; i++) {
+    at[i] = from;
+    from += (parts[i] as string).length + 1;
+  }
+  at[parts.length] = from;
+  return at;
+}
+
 class Corrupt extends Error {}
-const check = (ok: boolean) => {
+export const check = (ok: boolean) => {
   if (!ok) throw new Corrupt("cache entries do not decode");
 };
 
@@ -134,7 +152,7 @@ export interface CitationFacts {
 }
 
 /** The stored citations of every entry decoded from one file, each decoded when its file's are asked for. */
-class Columns {
+export class Columns {
   constructor(
     readonly ids: string[],
     readonly cites: Int32Array,
@@ -249,77 +267,4 @@ export function withBlob(entry: CacheEntry, blob: string): CacheEntry {
 /** How many citations an entry has, without decoding a stored one's. */
 export function citationCount(entry: CacheEntry): number {
   return entry instanceof StoredEntry ? entry.count : entry.citations.length;
-}
-
-/**
- * The entries back; throws when the data is not what `encodeEntries` writes (a corrupt file). Every column
- * is checked here, in one pass over the numbers: a citation decoded later cannot fail.
- */
-export function decodeEntries(data: EncodedEntries): Map<string, CacheEntry> {
-  const { stamps, flags, cites, lengths, text } = data;
-  check(typeof data.paths === "string" && typeof data.blob === "string" && typeof data.ids === "string");
-  check(stamps instanceof Float64Array && flags instanceof Uint8Array && typeof text === "string");
-  check(cites instanceof Int32Array && lengths instanceof Int32Array);
-  const paths = data.paths === "" ? [] : data.paths.split("\0");
-  const blobs = data.blob.split("\0");
-  const ids = data.ids === "" ? [] : data.ids.split("\0");
-  const n = paths.length;
-  const count = cites.length / NUMBERS;
-  check(stamps.length === n * 4 && flags.length === n && blobs.length === Math.max(n, 1));
-  check(Number.isInteger(count) && lengths.length === count * 2);
-  // Citations are stored file by file: each file's are one run, found here with the text's offsets.
-  const textAt = new Int32Array(count);
-  const firstOf = new Int32Array(n + 1).fill(-1);
-  let at = 0;
-  let previousFile = -1;
-  for (let c = 0; c < count; c++) {
-    const o = c * NUMBERS;
-    const file = cites[o] as number;
-    const id = cites[o + 1] as number;
-    const code = cites[o + 5] as number;
-    const testLength = lengths[c * 2] as number;
-    const snippetLength = lengths[c * 2 + 1] as number;
-    check(file >= 0 && file >= previousFile && file < n && id >= 0 && id < ids.length);
-    check((code & 3) < 3 && code >= 0 && code < 8 && (cites[o + 2] as number) >= 0);
-    check(testLength >= -1 && snippetLength >= 0);
-    if (file !== previousFile) firstOf[file] = c;
-    previousFile = file;
-    textAt[c] = at;
-    at += Math.max(testLength, 0) + snippetLength;
-    check(at <= text.length);
-  }
-  check(at === text.length);
-  const columns = new Columns(ids, cites, lengths, text, textAt);
-  const entries = new Map<string, CacheEntry>();
-  let next = count;
-  // From the last file back, so that a file without citations knows where the next one's start.
-  const ends = new Int32Array(n);
-  for (let i = n - 1; i >= 0; i--) {
-    ends[i] = next;
-    if ((firstOf[i] as number) >= 0) next = firstOf[i] as number;
-  }
-  for (let i = 0; i < n; i++) {
-    const f = flags[i] as number;
-    const from = firstOf[i] as number;
-    const path = paths[i] as string;
-    const entry = new StoredEntry(
-      stamps[i * 4] as number,
-      stamps[i * 4 + 1] as number,
-      stamps[i * 4 + 2] as number,
-      stamps[i * 4 + 3] as number,
-      path,
-      columns,
-      Math.max(from, 0),
-      from < 0 ? 0 : (ends[i] as number),
-    );
-    const b = blobs[i] as string;
-    if (b !== "") entry.blob = b;
-    const skipped = SKIPS[f & 3];
-    if (skipped) entry.skipped = skipped;
-    if (f & 4) entry.racy = true;
-    const kind = KINDS[((f >> 3) & 3) - 1];
-    if (kind) entry.kind = kind;
-    entries.set(path, entry);
-  }
-  return entries;
 }

@@ -10,14 +10,15 @@
  * version or root, is ignored, and one of other rules (key) is not used: a cold scan.
  * The whole cache is dropped when the matcher or the classification rules change (its `key`).
  */
-import { createHash, randomUUID } from "node:crypto";
-import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { deserialize, serialize } from "node:v8";
-import { type CacheEntry, decodeEntries, type EncodedEntries, encodeEntries } from "./cache-format.js";
+import { type CacheEntry, type EncodedEntries, encodeEntries } from "./cache-format.js";
 import type { CommitCitation } from "./git.js";
+import { hash64, uniqueName } from "./hash.js";
 import type { CatalogFiles } from "./requirements.js";
+import { decodeEntries } from "./stored-entries.js";
 import type { UntrackedMemo } from "./untracked-memo.js";
 
 export type { CacheEntry, SkipReason } from "./cache-format.js";
@@ -72,7 +73,7 @@ interface Delta extends Facts {
 }
 
 const FORMAT = "reqlix-trace-cache";
-export const CACHE_VERSION = 6;
+export const CACHE_VERSION = 8;
 
 export function cacheDir(env: Readonly<Record<string, string | undefined>>): string {
   if (env.REQLIX_CACHE_DIR) return env.REQLIX_CACHE_DIR;
@@ -81,7 +82,7 @@ export function cacheDir(env: Readonly<Record<string, string | undefined>>): str
 }
 
 export function cacheFileFor(dir: string, root: string): string {
-  return join(dir, `${createHash("sha256").update(root).digest("hex").slice(0, 24)}.trace`);
+  return join(dir, `${hash64(root)}.trace`);
 }
 
 /** What a run loaded from disk: the base file's generation and the paths whose entries differ from it. */
@@ -113,7 +114,9 @@ export async function readStoredCache(dir: string, root: string): Promise<Stored
   const target = cacheFileFor(dir, root);
   let base: Base;
   try {
-    base = deserialize(await readFile(target)) as Base;
+    // Synchronous reads: one call each, where a promise-based read costs an open, a stat, reads and a close
+    // through the thread pool for a file read at once anyway.
+    base = deserialize(readFileSync(target)) as Base;
     if (!isObject(base) || base.format !== FORMAT || base.version !== CACHE_VERSION) return undefined;
     if (base.root !== root || typeof base.key !== "string" || typeof base.generation !== "string")
       return undefined;
@@ -122,7 +125,7 @@ export async function readStoredCache(dir: string, root: string): Promise<Stored
   }
   let delta: Delta | undefined;
   try {
-    const d = deserialize(await readFile(`${target}.delta`)) as Delta;
+    const d = deserialize(readFileSync(`${target}.delta`)) as Delta;
     // A delta of another base (rewritten since by another run) is stale: the base alone is whole.
     if (isObject(d) && d.generation === base.generation && Array.isArray(d.removed)) delta = d;
   } catch {}
@@ -166,10 +169,10 @@ export async function readStoredCache(dir: string, root: string): Promise<Stored
   };
 }
 
-async function writeAtomically(target: string, data: Base | Delta): Promise<void> {
-  const temp = `${target}.${process.pid}.${randomUUID()}.tmp`;
-  await writeFile(temp, serialize(data));
-  await rename(temp, target);
+function writeAtomically(target: string, data: Base | Delta): void {
+  const temp = `${target}.${uniqueName()}.tmp`;
+  writeFileSync(temp, serialize(data));
+  renameSync(temp, target);
 }
 
 /**
@@ -195,7 +198,7 @@ export async function saveCache(
   try {
     const target = cacheFileFor(dir, root);
     const disk = from && from.key === cache.key ? loaded.get(from) : undefined;
-    if (!disk) await mkdir(dir, { recursive: true }); // a loaded cache's folder exists
+    if (!disk) mkdirSync(dir, { recursive: true }); // a loaded cache's folder exists
     if (disk) {
       const pending = new Set([...disk.pending, ...touched]);
       if (pending.size <= DELTA_LIMIT) {
@@ -207,14 +210,14 @@ export async function saveCache(
           else removed.push(path);
         }
         const delta: Delta = { ...facts, generation: disk.generation, set: encodeEntries(set), removed };
-        await writeAtomically(`${target}.delta`, delta);
+        writeAtomically(`${target}.delta`, delta);
         loaded.set(cache, { generation: disk.generation, pending });
         return;
       }
     }
-    const generation = randomUUID();
+    const generation = uniqueName();
     // The base first: a delta left from the previous base names the old generation and is ignored.
-    await writeAtomically(target, {
+    writeAtomically(target, {
       format: FORMAT,
       version: CACHE_VERSION,
       root,

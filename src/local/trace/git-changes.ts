@@ -11,10 +11,10 @@
  * `git status` answers all of it in one run but also walks every folder for untracked files and diffs HEAD
  * against the index: a rescan here runs one git process, which only stats the tracked files.
  */
-import { createHash } from "node:crypto";
 import { open, readFile, stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { git } from "./git.js";
+import { hash64 } from "./hash.js";
 import { listUntracked, recall, type UntrackedMemo } from "./untracked-memo.js";
 
 /** Runs git; undefined when it fails (not a repository, no commit yet, git missing). */
@@ -232,7 +232,7 @@ export async function gitChanges(
   let index: IndexListing | undefined;
   if (listing !== undefined) {
     const parsed = parseIndex(listing);
-    index = { digest: createHash("sha256").update(listing).digest("hex"), ...parsed };
+    index = { digest: hash64(listing), ...parsed };
   }
   return {
     head,

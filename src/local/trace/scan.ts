@@ -4,7 +4,6 @@
  * keyed by path and git blob id (files git reports unchanged are not even stat'ed) or size and mtime, so a
  * rescan reads only what changed. No hosted dependency: the companion and the CLI share it.
  */
-import { createHash } from "node:crypto";
 import { lstatSync } from "node:fs";
 import { join } from "node:path";
 import picomatch from "picomatch";
@@ -23,9 +22,11 @@ import type { CitationVisitor } from "./coverage.js";
 import { FileReader, ReadStatus } from "./file-reader.js";
 import { type CommitCitation, commitsCiting } from "./git.js";
 import { type GitChanges, gitChanges } from "./git-changes.js";
+import { hash64 } from "./hash.js";
 import { inGitOrder, keepsOrder } from "./order.js";
 import { isRacy } from "./racy.js";
 import { CatalogReader, type LocalCatalog } from "./requirements.js";
+import { StoredEntries } from "./stored-entries.js";
 import { walkFiles } from "./walk.js";
 
 export interface ScanSummary {
@@ -133,9 +134,7 @@ function sameStamp(a: FileStamp, b: FileStamp): boolean {
 
 function cacheKey(config: TraceConfig, matcher: CitationMatcher, catalog: LocalCatalog): string {
   const { historyCommits: _h, ...rules } = config;
-  return createHash("sha256")
-    .update(JSON.stringify([matcher.source, rules, catalog.relPath]))
-    .digest("hex");
+  return hash64(JSON.stringify([matcher.source, rules, catalog.relPath]));
 }
 
 /** Compiled include/exclude/test/doc globs by rule key: a process scanning once (the CLI) compiles once. */
@@ -423,13 +422,20 @@ async function scanWith(
     skipped: { binary: 0, too_large: 0, unreadable: unreadable.size },
   };
   // The files with citations; a stored entry's are decoded only when asked for (a rescan's coverage reads
-  // their facts, see eachCitation).
-  const cited: [string, CacheEntry][] = [];
-  for (const item of entries) {
-    const entry = item[1];
+  // their facts, see eachCitation), and the untouched rows of a cache file are no objects at all (a row).
+  const cited: ([string, CacheEntry] | number)[] = [];
+  const rows = entries instanceof StoredEntries ? entries : undefined;
+  const count = (path: string, entry: CacheEntry) => {
     if (entry.skipped) summary.skipped[entry.skipped]++;
-    if (citationCount(entry) > 0) cited.push(item);
-  }
+    if (citationCount(entry) > 0) cited.push([path, entry]);
+  };
+  if (rows)
+    rows.eachRow((r) => {
+      const skipped = rows.rowSkipped(r);
+      if (skipped) summary.skipped[skipped]++;
+      if (rows.rowCount(r) > 0) cited.push(r);
+    }, count);
+  else for (const [path, entry] of entries) count(path, entry);
   let byFile: Map<string, Citation[]> | undefined;
   const untrackedMemo = await changes?.untrackedMemo;
   mark("files");
@@ -484,13 +490,29 @@ async function scanWith(
     catalog,
     matcher,
     get byFile() {
-      byFile ??= new Map(cited.map(([path, entry]) => [path, entry.citations]));
+      byFile ??= new Map(
+        cited.map((item) =>
+          typeof item === "number"
+            ? [(rows as StoredEntries).rowPath(item), (rows as StoredEntries).entryAt(item).citations]
+            : [item[0], item[1].citations],
+        ),
+      );
       return byFile;
     },
     eachCitation(visit) {
       const facts: CitationFacts = { id: "", form: "hosted", kind: "impl", revision: null };
-      for (const [, entry] of cited) {
-        const list = () => entry.citations;
+      // One list function for all files (a visitor calls it before the next citation): no closure per file.
+      let row = 0;
+      let entry: CacheEntry | undefined;
+      const list = () => (entry ? entry.citations : (rows as StoredEntries).entryAt(row).citations);
+      for (const item of cited) {
+        if (typeof item === "number") {
+          row = item;
+          entry = undefined;
+          (rows as StoredEntries).eachRowFact(item, visit, list, facts);
+          continue;
+        }
+        entry = item[1];
         if (entry instanceof StoredEntry) entry.eachFact((f, i) => visit(f, list, i), facts);
         else {
           const all = entry.citations;

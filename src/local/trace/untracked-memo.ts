@@ -15,11 +15,11 @@
  * A folder or file whose mtime is within the clock's granularity of the listing (racy.ts) makes the memo
  * unusable: the next scan lists again.
  */
-import { createHash } from "node:crypto";
 import { type Dirent, lstatSync, readdirSync } from "node:fs";
 import { homedir } from "node:os";
 import { isAbsolute, join } from "node:path";
 import { git, gitInput } from "./git.js";
+import { hash64 } from "./hash.js";
 import { isRacy } from "./racy.js";
 
 export interface UntrackedMemo {
@@ -40,9 +40,7 @@ function memoKey(root: string, stamp: string, env: NodeJS.ProcessEnv): string {
     .filter((k) => k.startsWith("GIT_") || k === "HOME" || k === "XDG_CONFIG_HOME")
     .sort()
     .map((k) => `${k}=${env[k]}`);
-  return createHash("sha256")
-    .update(JSON.stringify([root, stamp, relevant]))
-    .digest("hex");
+  return hash64(JSON.stringify([root, stamp, relevant]));
 }
 
 function fileStamp(path: string): string {

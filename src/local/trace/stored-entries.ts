@@ -1,0 +1,310 @@
+/**
+ * The entries of a cache file as a Map that keeps them in their columns: a rescan after a few changes visits
+ * a few paths, so it finds those through a hash table over the stored paths and makes objects of only
+ * their entries. Making 20,000 entry objects and a Map of them cost a new process ~60 ms of its ~200
+ * (decoding, then the garbage collector copying and promoting what survives); coverage and the summary
+ * read the untouched rows in place (`eachRow`). Everything else sees a Map: writes keep a Map's order (a
+ * set of a present path keeps its place, a new path goes last).
+ */
+import {
+  type CacheEntry,
+  type CitationFacts,
+  Columns,
+  check,
+  type EncodedEntries,
+  KINDS,
+  NUMBERS,
+  SKIPS,
+  StoredEntry,
+} from "./cache-format.js";
+import type { Citation } from "./citations.js";
+import type { CitationVisitor } from "./coverage.js";
+
+/**
+ * Checks the stored offsets of the NUL-joined parts of `joined` (n + 1 of them): each part ends where the
+ * next starts, after a NUL, and the last at the end. A few reads per row; scanning the text for the NULs
+ * cost a new process ~14 ms (1.3 MB of paths and blob ids, before the loop is optimised).
+ */
+function checkOffsets(at: unknown, joined: string, n: number): Int32Array {
+  check(at instanceof Int32Array && at.length === n + 1);
+  const offsets = at as Int32Array;
+  check(offsets[0] === 0 && offsets[n] === joined.length + 1);
+  for (let i = 1; i <= n; i++) {
+    const end = offsets[i] as number;
+    check(end > (offsets[i - 1] as number) && (i === n || joined.charCodeAt(end - 1) === 0));
+  }
+  return offsets;
+}
+
+/** FNV-1a over a string's UTF-16 units (paths from the same source hash alike). */
+function hashOf(s: string, from: number, to: number): number {
+  let h = 0x811c9dc5;
+  for (let i = from; i < to; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+  return h >>> 0;
+}
+
+/** Lookups answered by searching the joined paths before the hash table is built. */
+const SEARCHES = 64;
+
+export class StoredEntries implements Map<string, CacheEntry> {
+  readonly [Symbol.toStringTag] = "Map";
+  /** Rows removed (deleted, or deleted and set again: then in `tail`). */
+  #removed: Uint8Array;
+  #removedCount = 0;
+  /** Entry objects of rows, made when asked for or set in place. */
+  #made = new Map<number, CacheEntry>();
+  /** Paths set that no row holds: after the rows, in the order set. */
+  #tail = new Map<string, CacheEntry>();
+  /** Open-addressing table of row + 1 by path hash, built on the first lookup. */
+  #table: Int32Array | undefined;
+  #searches = 0;
+
+  constructor(
+    private readonly paths: string,
+    private readonly pathAt: Int32Array,
+    private readonly blobs: string,
+    private readonly blobAt: Int32Array,
+    private readonly stamps: Float64Array,
+    private readonly flags: Uint8Array,
+    private readonly columns: Columns,
+    /** Per row, its citations' range in the columns. */
+    private readonly from: Int32Array,
+    private readonly to: Int32Array,
+    readonly rows: number,
+  ) {
+    this.#removed = new Uint8Array(rows);
+  }
+
+  #row(path: string): number {
+    const n = this.rows;
+    if (n === 0) return -1;
+    // A rescan looks up a few paths: each found by a search of the joined paths (native, ~10 µs), before
+    // a table of all is worth building (~6 ms in a new process).
+    if (this.#searches < SEARCHES) {
+      this.#searches++;
+      return this.#search(path);
+    }
+    let table = this.#table;
+    const mask = (1 << Math.ceil(Math.log2(n * 2 + 1))) - 1;
+    if (!table) {
+      table = new Int32Array(mask + 1);
+      for (let r = 0; r < n; r++) {
+        let slot = hashOf(this.paths, this.pathAt[r] as number, (this.pathAt[r + 1] as number) - 1) & mask;
+        while (table[slot] !== 0) slot = (slot + 1) & mask;
+        table[slot] = r + 1;
+      }
+      this.#table = table;
+    }
+    let slot = hashOf(path, 0, path.length) & mask;
+    for (;;) {
+      const r = (table[slot] as number) - 1;
+      if (r < 0) return -1;
+      const start = this.pathAt[r] as number;
+      if ((this.pathAt[r + 1] as number) - 1 - start === path.length && this.paths.startsWith(path, start))
+        return r;
+      slot = (slot + 1) & mask;
+    }
+  }
+
+  #search(path: string): number {
+    const paths = this.paths;
+    for (let at = paths.indexOf(path); at >= 0; at = paths.indexOf(path, at + 1)) {
+      const end = at + path.length;
+      if (
+        (at === 0 || paths.charCodeAt(at - 1) === 0) &&
+        (end === paths.length || paths.charCodeAt(end) === 0)
+      ) {
+        // The row whose path starts at `at`: a binary search of the offsets.
+        let lo = 0;
+        let hi = this.rows - 1;
+        while (lo < hi) {
+          const mid = (lo + hi) >>> 1;
+          if ((this.pathAt[mid] as number) < at) lo = mid + 1;
+          else hi = mid;
+        }
+        return this.pathAt[lo] === at ? lo : -1;
+      }
+    }
+    return -1;
+  }
+
+  #live(path: string): number {
+    const r = this.#row(path);
+    return r >= 0 && this.#removed[r] === 0 ? r : -1;
+  }
+
+  rowPath(r: number): string {
+    return this.paths.slice(this.pathAt[r] as number, (this.pathAt[r + 1] as number) - 1);
+  }
+
+  /** The entry of a row (made once, or the one set in its place). */
+  entryAt(r: number): CacheEntry {
+    let entry = this.#made.get(r);
+    if (entry === undefined) {
+      const s = r * 4;
+      const stored = new StoredEntry(
+        this.stamps[s] as number,
+        this.stamps[s + 1] as number,
+        this.stamps[s + 2] as number,
+        this.stamps[s + 3] as number,
+        this.rowPath(r),
+        this.columns,
+        this.from[r] as number,
+        this.to[r] as number,
+      );
+      const blob = this.blobs.slice(this.blobAt[r] as number, (this.blobAt[r + 1] as number) - 1);
+      if (blob !== "") stored.blob = blob;
+      const f = this.flags[r] as number;
+      const skipped = SKIPS[f & 3];
+      if (skipped) stored.skipped = skipped;
+      if (f & 4) stored.racy = true;
+      const kind = KINDS[((f >> 3) & 3) - 1];
+      if (kind) stored.kind = kind;
+      entry = stored;
+      this.#made.set(r, entry);
+    }
+    return entry;
+  }
+
+  /**
+   * Every entry in order without making objects of the untouched rows: `row` gets a row's number (read it
+   * with rowSkipped, rowCount, eachRowFact), `entry` the others.
+   */
+  eachRow(row: (r: number) => void, entry: (path: string, entry: CacheEntry) => void): void {
+    for (let r = 0; r < this.rows; r++) {
+      if (this.#removed[r] !== 0) continue;
+      const made = this.#made.get(r);
+      if (made === undefined) row(r);
+      else entry(this.rowPath(r), made);
+    }
+    for (const [path, e] of this.#tail) entry(path, e);
+  }
+
+  rowSkipped(r: number): "binary" | "too_large" | undefined {
+    return SKIPS[(this.flags[r] as number) & 3];
+  }
+
+  rowCount(r: number): number {
+    return (this.to[r] as number) - (this.from[r] as number);
+  }
+
+  /** The facts of an untouched row's citations, in order, with the row's list (see CitationVisitor). */
+  eachRowFact(r: number, visit: CitationVisitor, list: () => Citation[], into: CitationFacts): void {
+    const from = this.from[r] as number;
+    const to = this.to[r] as number;
+    for (let c = from; c < to; c++) {
+      this.columns.facts(c, into);
+      visit(into, list, c - from);
+    }
+  }
+
+  get size(): number {
+    return this.rows - this.#removedCount + this.#tail.size;
+  }
+
+  has(path: string): boolean {
+    return this.#tail.has(path) || this.#live(path) >= 0;
+  }
+
+  get(path: string): CacheEntry | undefined {
+    const e = this.#tail.get(path);
+    if (e !== undefined) return e;
+    const r = this.#live(path);
+    return r < 0 ? undefined : this.entryAt(r);
+  }
+
+  set(path: string, entry: CacheEntry): this {
+    if (!this.#tail.has(path)) {
+      const r = this.#live(path);
+      if (r >= 0) {
+        this.#made.set(r, entry);
+        return this;
+      }
+    }
+    this.#tail.set(path, entry);
+    return this;
+  }
+
+  delete(path: string): boolean {
+    if (this.#tail.delete(path)) return true;
+    const r = this.#live(path);
+    if (r < 0) return false;
+    this.#removed[r] = 1;
+    this.#removedCount++;
+    this.#made.delete(r);
+    return true;
+  }
+
+  clear(): void {
+    this.#removed.fill(1);
+    this.#removedCount = this.rows;
+    this.#made.clear();
+    this.#tail.clear();
+  }
+
+  *entries(): MapIterator<[string, CacheEntry]> {
+    for (let r = 0; r < this.rows; r++) if (this.#removed[r] === 0) yield [this.rowPath(r), this.entryAt(r)];
+    yield* this.#tail;
+  }
+
+  *keys(): MapIterator<string> {
+    for (let r = 0; r < this.rows; r++) if (this.#removed[r] === 0) yield this.rowPath(r);
+    yield* this.#tail.keys();
+  }
+
+  *values(): MapIterator<CacheEntry> {
+    for (const [, entry] of this.entries()) yield entry;
+  }
+
+  [Symbol.iterator](): MapIterator<[string, CacheEntry]> {
+    return this.entries();
+  }
+
+  forEach(visit: (entry: CacheEntry, path: string, map: Map<string, CacheEntry>) => void): void {
+    for (const [path, entry] of this.entries()) visit(entry, path, this);
+  }
+}
+
+/**
+ * The entries back; throws when the data is not what `encodeEntries` writes (a corrupt file). Every column
+ * is checked here, in one pass over the numbers: a citation decoded later cannot fail.
+ */
+export function decodeEntries(data: EncodedEntries): StoredEntries {
+  const { stamps, flags, cites, lengths, text } = data;
+  check(typeof data.paths === "string" && typeof data.blob === "string" && typeof data.ids === "string");
+  check(stamps instanceof Float64Array && flags instanceof Uint8Array && typeof text === "string");
+  check(cites instanceof Int32Array && lengths instanceof Int32Array);
+  const n = flags.length;
+  const pathAt = n === 0 ? new Int32Array(1) : checkOffsets(data.pathAt, data.paths, n);
+  const blobAt = n === 0 ? new Int32Array(1) : checkOffsets(data.blobAt, data.blob, n);
+  const ids = data.ids === "" ? [] : data.ids.split("\0");
+  const count = cites.length / NUMBERS;
+  check(stamps.length === n * 4 && (n > 0 || (data.paths === "" && data.blob === "")));
+  check(Number.isInteger(count) && lengths.length === count * 2);
+  // Citations are stored file by file: each file's are one run, found here with the text's offsets.
+  const textAt = new Int32Array(count);
+  const from = new Int32Array(n);
+  const to = new Int32Array(n);
+  let at = 0;
+  let previousFile = -1;
+  for (let c = 0; c < count; c++) {
+    const o = c * NUMBERS;
+    const file = cites[o] as number;
+    const id = cites[o + 1] as number;
+    const code = cites[o + 5] as number;
+    const testLength = lengths[c * 2] as number;
+    const snippetLength = lengths[c * 2 + 1] as number;
+    check(file >= 0 && file >= previousFile && file < n && id >= 0 && id < ids.length);
+    check((code & 3) < 3 && code >= 0 && code < 8 && (cites[o + 2] as number) >= 0);
+    check(testLength >= -1 && snippetLength >= 0);
+    if (file !== previousFile) from[file] = c;
+    to[file] = c + 1;
+    previousFile = file;
+    textAt[c] = at;
+    at += Math.max(testLength, 0) + snippetLength;
+    check(at <= text.length);
+  }
+  check(at === text.length);
+  const columns = new Columns(ids, cites, lengths, text, textAt);
+  return new StoredEntries(data.paths, pathAt, data.blob, blobAt, stamps, flags, columns, from, to, n);
+}

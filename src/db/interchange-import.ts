@@ -145,7 +145,9 @@ const LABEL: Record<EntityKind, string> = {
 function canonical(kind: EntityKind, id: string | undefined): string | undefined {
   if (id === undefined) return undefined;
   const known = kindOfReference(id);
-  return known?.kind === kind ? known.reference : undefined;
+  if (known?.kind !== kind) return undefined;
+  // The id itself when it is canonical already: the plan keeps it, and one copy of 46,000 ids is enough.
+  return known.reference === id ? id : known.reference;
 }
 
 const attributesText = (a: Record<string, unknown> | null | undefined) =>
@@ -256,23 +258,27 @@ class Planner {
     return stored ? { ref: stored.reference_id } : undefined;
   }
 
-  /** Indexes the document's items first, so a child may name a parent listed after it. */
-  indexDocument(): Map<AnyDoc, Target> {
-    const targets = new Map<AnyDoc, Target>();
+  /**
+   * Indexes the document's items first, so a child may name a parent listed after it. The targets come
+   * back by list and position (arrays, not a map by item: a hash table per 50,000 items is ~2 MB, and each
+   * of its doublings lingers in V8's large-object space until a full GC).
+   */
+  indexDocument(): Target[][] {
+    const targets: Target[][] = [];
     for (const { kind, list } of KINDS) {
       const items = this.doc[list] as AnyDoc[];
-      const seen = new Set<string>();
+      const listTargets = new Array<Target>(items.length);
+      targets.push(listTargets);
+      // The index holds exactly the keys seen so far in this list: it is the set of seen keys.
+      const seen = this.docIndex[kind];
       items.forEach((item, i) => {
         const matched = this.match(kind, item);
         const target: Target = { ref: matched?.stored.reference_id };
-        targets.set(item, target);
-        for (const key of [
-          item.reference_id,
-          canonical(kind, item.reference_id),
-          item.external_id ?? undefined,
-        ]) {
+        listTargets[i] = target;
+        const canonicalRef = canonical(kind, item.reference_id);
+        for (const key of [item.reference_id, canonicalRef, item.external_id ?? undefined]) {
           if (key === undefined) continue;
-          if (seen.has(key) && key !== canonical(kind, item.reference_id)) {
+          if (seen.has(key) && key !== canonicalRef) {
             this.error(
               kind,
               `${list}[${i}]`,
@@ -280,8 +286,7 @@ class Planner {
               key,
             );
           }
-          seen.add(key);
-          this.docIndex[kind].set(key, target);
+          seen.set(key, target);
         }
       });
     }
@@ -350,12 +355,13 @@ class Planner {
 
   workspaceId = 0;
 
-  planEntities(targets: Map<AnyDoc, Target>) {
-    for (const { kind, list, parent, parentField } of KINDS) {
+  planEntities(targets: Target[][]) {
+    KINDS.forEach(({ kind, list, parent, parentField }, k) => {
       const items = this.doc[list] as AnyDoc[];
+      const listTargets = targets[k] as Target[];
       items.forEach((item, i) => {
         const path = `${list}[${i}]`;
-        const target = targets.get(item) as Target;
+        const target = listTargets[i] as Target;
         const w = this.wanted(kind, item, path);
         let parentTarget: Target | undefined;
         if (parent && parentField) {
@@ -375,7 +381,7 @@ class Planner {
         if (matched) this.planMatched(kind, item, w, matched, parentTarget, path);
         else this.planCreate(kind, item, w, target, parentTarget, path);
       });
-    }
+    });
   }
 
   private planMatched(

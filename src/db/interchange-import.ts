@@ -175,14 +175,18 @@ function differences(wanted: Wanted, stored: StoredItem, parentChanged: boolean)
 
 /**
  * A create of the import: one object per item holding what its write needs (no closure, no copies of the
- * item's fields until it runs), so a plan of 50,000 creates holds little more than the document.
+ * item's fields until it runs: the planned `Wanted` is the item's own fields but for the type's stored
+ * name and an assignee who is no member), so a plan of 50,000 creates holds little more than the document.
  */
 class CreateStep implements Step {
   readonly bulk = true;
   constructor(
     private readonly kind: EntityKind,
     private readonly item: AnyDoc,
-    private readonly w: Wanted,
+    /** A requirement's type by its stored name. */
+    private readonly type: string | undefined,
+    /** The attributes when the plan changed them (an assignee kept there), else undefined: the item's. */
+    private readonly attributes: Wanted["attributes"] | undefined,
     private readonly target: Target,
     private readonly parentTarget: Target | undefined,
     /** The file's reference id when it is free here, else undefined (the next id). */
@@ -191,20 +195,25 @@ class CreateStep implements Step {
   ) {}
 
   async run(_tx: Tx, _actor: Actor, refs: ReferenceAllocator, creates: BulkCreator): Promise<void> {
-    const { kind, item, w } = this;
+    const { kind, item, type } = this;
     const referenceId = refs.allocate(PREFIXES[kind], this.wantedRef);
+    const attributes = this.attributes ?? item.attributes;
+    // An assignee who is no member was moved into the attributes by the plan, not assigned.
+    const assignee = this.attributes === undefined && "assignee" in item ? item.assignee : undefined;
+    const status = "status" in item ? item.status : undefined;
+    const priority = "priority" in item ? item.priority : undefined;
     await creates.add({
       kind,
       referenceId,
       ...(this.parentTarget ? { parent: this.parentTarget.ref as string } : {}),
-      title: w.title,
-      description: w.description ?? "",
-      ...(w.external_id ? { external_id: w.external_id } : {}),
-      ...(w.attributes && Object.keys(w.attributes).length > 0 ? { attributes: w.attributes } : {}),
-      ...(w.assignee ? { assignee: w.assignee } : {}),
-      ...(w.status !== undefined ? { status: w.status } : {}),
-      ...(kind === "acceptance_criterion" ? {} : { priority: w.priority ?? 3 }),
-      ...(w.type !== undefined ? { type: w.type } : {}),
+      title: item.title,
+      description: item.description ?? "",
+      ...(item.external_id ? { external_id: item.external_id } : {}),
+      ...(attributes && Object.keys(attributes).length > 0 ? { attributes } : {}),
+      ...(assignee ? { assignee } : {}),
+      ...(status !== undefined ? { status } : {}),
+      ...(kind === "acceptance_criterion" ? {} : { priority: priority ?? 3 }),
+      ...(type !== undefined ? { type } : {}),
       origin: {
         ...(item.revision !== undefined ? { revision: item.revision } : {}),
         ...(item.created_at !== undefined ? { created_at: item.created_at } : {}),
@@ -461,8 +470,18 @@ class Planner {
         : {}),
     });
     const creator = item.creator !== undefined ? this.creatorId(item.creator, path) : undefined;
+    const attributes = w.attributes === item.attributes ? undefined : w.attributes;
     this.steps.push(
-      new CreateStep(kind, item, w, target, parentTarget, free ? wantedRef : undefined, creator),
+      new CreateStep(
+        kind,
+        item,
+        w.type,
+        attributes,
+        target,
+        parentTarget,
+        free ? wantedRef : undefined,
+        creator,
+      ),
     );
   }
 

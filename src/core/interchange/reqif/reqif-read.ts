@@ -297,8 +297,8 @@ export function reqifToDocument(
         push(inherited);
         continue;
       }
-      // Once mapped, the raw object is dropped, so the file's content is held once, not twice.
-      content.objects.delete(object.id);
+      // The prepared object stays in `content.objects` (its strings are the item's, not copies): deleting
+      // 46,000 entries shrank the map's table again and again, each copy left to a full GC.
       const own = object.kind;
       const hasChildren = node.children.length > 0;
       let kind: Kind;
@@ -365,6 +365,7 @@ export function reqifToDocument(
     return key;
   };
   for (const object of content.objects.values()) {
+    if (placed.has(object.id)) continue;
     const own = object.kind;
     if (own === "epic") {
       epicFromObject(object, true);

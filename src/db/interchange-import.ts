@@ -145,7 +145,9 @@ const LABEL: Record<EntityKind, string> = {
 function canonical(kind: EntityKind, id: string | undefined): string | undefined {
   if (id === undefined) return undefined;
   const known = kindOfReference(id);
-  return known?.kind === kind ? known.reference : undefined;
+  if (known?.kind !== kind) return undefined;
+  // The id itself when it is canonical already: the plan keeps it, and one copy of 46,000 ids is enough.
+  return known.reference === id ? id : known.reference;
 }
 
 const attributesText = (a: Record<string, unknown> | null | undefined) =>
@@ -173,14 +175,18 @@ function differences(wanted: Wanted, stored: StoredItem, parentChanged: boolean)
 
 /**
  * A create of the import: one object per item holding what its write needs (no closure, no copies of the
- * item's fields until it runs), so a plan of 50,000 creates holds little more than the document.
+ * item's fields until it runs: the planned `Wanted` is the item's own fields but for the type's stored
+ * name and an assignee who is no member), so a plan of 50,000 creates holds little more than the document.
  */
 class CreateStep implements Step {
   readonly bulk = true;
   constructor(
     private readonly kind: EntityKind,
     private readonly item: AnyDoc,
-    private readonly w: Wanted,
+    /** A requirement's type by its stored name. */
+    private readonly type: string | undefined,
+    /** The attributes when the plan changed them (an assignee kept there), else undefined: the item's. */
+    private readonly attributes: Wanted["attributes"] | undefined,
     private readonly target: Target,
     private readonly parentTarget: Target | undefined,
     /** The file's reference id when it is free here, else undefined (the next id). */
@@ -189,20 +195,25 @@ class CreateStep implements Step {
   ) {}
 
   async run(_tx: Tx, _actor: Actor, refs: ReferenceAllocator, creates: BulkCreator): Promise<void> {
-    const { kind, item, w } = this;
+    const { kind, item, type } = this;
     const referenceId = refs.allocate(PREFIXES[kind], this.wantedRef);
+    const attributes = this.attributes ?? item.attributes;
+    // An assignee who is no member was moved into the attributes by the plan, not assigned.
+    const assignee = this.attributes === undefined && "assignee" in item ? item.assignee : undefined;
+    const status = "status" in item ? item.status : undefined;
+    const priority = "priority" in item ? item.priority : undefined;
     await creates.add({
       kind,
       referenceId,
       ...(this.parentTarget ? { parent: this.parentTarget.ref as string } : {}),
-      title: w.title,
-      description: w.description ?? "",
-      ...(w.external_id ? { external_id: w.external_id } : {}),
-      ...(w.attributes && Object.keys(w.attributes).length > 0 ? { attributes: w.attributes } : {}),
-      ...(w.assignee ? { assignee: w.assignee } : {}),
-      ...(w.status !== undefined ? { status: w.status } : {}),
-      ...(kind === "acceptance_criterion" ? {} : { priority: w.priority ?? 3 }),
-      ...(w.type !== undefined ? { type: w.type } : {}),
+      title: item.title,
+      description: item.description ?? "",
+      ...(item.external_id ? { external_id: item.external_id } : {}),
+      ...(attributes && Object.keys(attributes).length > 0 ? { attributes } : {}),
+      ...(assignee ? { assignee } : {}),
+      ...(status !== undefined ? { status } : {}),
+      ...(kind === "acceptance_criterion" ? {} : { priority: priority ?? 3 }),
+      ...(type !== undefined ? { type } : {}),
       origin: {
         ...(item.revision !== undefined ? { revision: item.revision } : {}),
         ...(item.created_at !== undefined ? { created_at: item.created_at } : {}),
@@ -256,23 +267,27 @@ class Planner {
     return stored ? { ref: stored.reference_id } : undefined;
   }
 
-  /** Indexes the document's items first, so a child may name a parent listed after it. */
-  indexDocument(): Map<AnyDoc, Target> {
-    const targets = new Map<AnyDoc, Target>();
+  /**
+   * Indexes the document's items first, so a child may name a parent listed after it. The targets come
+   * back by list and position (arrays, not a map by item: a hash table per 50,000 items is ~2 MB, and each
+   * of its doublings lingers in V8's large-object space until a full GC).
+   */
+  indexDocument(): Target[][] {
+    const targets: Target[][] = [];
     for (const { kind, list } of KINDS) {
       const items = this.doc[list] as AnyDoc[];
-      const seen = new Set<string>();
+      const listTargets = new Array<Target>(items.length);
+      targets.push(listTargets);
+      // The index holds exactly the keys seen so far in this list: it is the set of seen keys.
+      const seen = this.docIndex[kind];
       items.forEach((item, i) => {
         const matched = this.match(kind, item);
         const target: Target = { ref: matched?.stored.reference_id };
-        targets.set(item, target);
-        for (const key of [
-          item.reference_id,
-          canonical(kind, item.reference_id),
-          item.external_id ?? undefined,
-        ]) {
+        listTargets[i] = target;
+        const canonicalRef = canonical(kind, item.reference_id);
+        for (const key of [item.reference_id, canonicalRef, item.external_id ?? undefined]) {
           if (key === undefined) continue;
-          if (seen.has(key) && key !== canonical(kind, item.reference_id)) {
+          if (seen.has(key) && key !== canonicalRef) {
             this.error(
               kind,
               `${list}[${i}]`,
@@ -280,8 +295,7 @@ class Planner {
               key,
             );
           }
-          seen.add(key);
-          this.docIndex[kind].set(key, target);
+          seen.set(key, target);
         }
       });
     }
@@ -350,12 +364,13 @@ class Planner {
 
   workspaceId = 0;
 
-  planEntities(targets: Map<AnyDoc, Target>) {
-    for (const { kind, list, parent, parentField } of KINDS) {
+  planEntities(targets: Target[][]) {
+    KINDS.forEach(({ kind, list, parent, parentField }, k) => {
       const items = this.doc[list] as AnyDoc[];
+      const listTargets = targets[k] as Target[];
       items.forEach((item, i) => {
         const path = `${list}[${i}]`;
-        const target = targets.get(item) as Target;
+        const target = listTargets[i] as Target;
         const w = this.wanted(kind, item, path);
         let parentTarget: Target | undefined;
         if (parent && parentField) {
@@ -375,7 +390,7 @@ class Planner {
         if (matched) this.planMatched(kind, item, w, matched, parentTarget, path);
         else this.planCreate(kind, item, w, target, parentTarget, path);
       });
-    }
+    });
   }
 
   private planMatched(
@@ -455,8 +470,18 @@ class Planner {
         : {}),
     });
     const creator = item.creator !== undefined ? this.creatorId(item.creator, path) : undefined;
+    const attributes = w.attributes === item.attributes ? undefined : w.attributes;
     this.steps.push(
-      new CreateStep(kind, item, w, target, parentTarget, free ? wantedRef : undefined, creator),
+      new CreateStep(
+        kind,
+        item,
+        w.type,
+        attributes,
+        target,
+        parentTarget,
+        free ? wantedRef : undefined,
+        creator,
+      ),
     );
   }
 

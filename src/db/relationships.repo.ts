@@ -8,6 +8,7 @@ import type { Relationship } from "../core/domain.js";
 import { DomainError } from "../core/errors.js";
 import type { Executor, Tx } from "./database.js";
 import { type Actor, creators, inWorkspace, iso } from "./entity-support.js";
+import { preparedPer } from "./prepared.js";
 import { relationshipTypeId } from "./requirement-types.repo.js";
 import { requireRequirementRow } from "./requirements.repo.js";
 import { recordDeletion, recordDeletions, recordRevision } from "./revisions.repo.js";
@@ -83,8 +84,32 @@ function byIds(workspaceId: number, ids: RelationshipIds): SQL | undefined {
   );
 }
 
+/** `select` of one relationship by its identity, prepared once per executor (prepared.ts): see findOne. */
+const relationshipByIds = preparedPer((ex) =>
+  select(ex)
+    .where(
+      and(
+        eq(relationships.workspaceId, sql.placeholder("workspace")),
+        eq(relationships.sourceRequirementId, sql.placeholder("source")),
+        eq(relationships.targetRequirementId, sql.placeholder("target")),
+        eq(relationships.typeId, sql.placeholder("type")),
+      ),
+    )
+    .limit(1)
+    .prepare(),
+);
+
+/**
+ * The relationship of those ids (`byIds`), or undefined. Each create reads it twice (before and after the
+ * insert): built anew each time, this four-join select was most of what an import's links allocated.
+ */
 async function findOne(ex: Executor, workspaceId: number, ids: RelationshipIds) {
-  const rows = await select(ex).where(byIds(workspaceId, ids)).limit(1);
+  const rows = await relationshipByIds(ex).all({
+    workspace: workspaceId,
+    source: ids.sourceId,
+    target: ids.targetId,
+    type: ids.typeId,
+  });
   return rows[0];
 }
 

@@ -26,6 +26,7 @@ import {
   shownInterchange,
   workItemChanges,
 } from "./entity-support.js";
+import { preparedPer } from "./prepared.js";
 import { requirementTypeId } from "./requirement-types.repo.js";
 import { checkActivation } from "./review.repo.js";
 import { recordWrite } from "./revisions.repo.js";
@@ -88,14 +89,28 @@ export function requirementNotFound(referenceId: string): DomainError {
   );
 }
 
+/**
+ * Prepared once per executor (prepared.ts): writes read requirements back by reference (each link of an
+ * import reads both ends), and building this four-join select each time was most of what they allocated.
+ */
+const requirementByReference = preparedPer((ex) =>
+  select(ex)
+    .where(
+      and(
+        eq(requirements.workspaceId, sql.placeholder("workspace")),
+        eq(requirements.referenceId, sql.placeholder("reference")),
+      ),
+    )
+    .limit(1)
+    .prepare(),
+);
+
 export async function findRequirementRow(
   ex: Executor,
   workspaceId: number,
   referenceId: string,
 ): Promise<Row | undefined> {
-  const rows = await select(ex)
-    .where(and(eq(requirements.workspaceId, workspaceId), eq(requirements.referenceId, referenceId)))
-    .limit(1);
+  const rows = await requirementByReference(ex).all({ workspace: workspaceId, reference: referenceId });
   return rows[0];
 }
 

@@ -117,6 +117,26 @@ describe("JSON round trip", () => {
     expect(await workspaceSnapshot(h.database.client, target.workspaceId)).toEqual(before);
   });
 
+  test("an assignee who is no member of the target is kept in attributes.assignee, not assigned", async () => {
+    const doc = structuredClone(await parse(await exportText(alice)));
+    (doc.requirements[0] as { assignee: string }).assignee = "bob";
+    const assigned = doc.requirements.filter((r) => r.assignee === "bob");
+    expect(assigned).toHaveLength(1);
+    // bob is a member of the source workspace only.
+    const target = await h.member("alice", "admin", "no-bob");
+    const plan = await apply(target, doc);
+    expect(plan.errors).toEqual([]);
+    expect(plan.warnings.some((w) => w.includes('"bob" is not a member of this workspace'))).toBe(true);
+    const back = JSON.parse(await exportText(target));
+    for (const r of assigned) {
+      const stored = back.requirements.find(
+        (x: { reference_id: string }) => x.reference_id === r.reference_id,
+      );
+      expect(stored.assignee ?? null).toBeNull();
+      expect(stored.attributes).toEqual({ ...(r.attributes ?? {}), assignee: "bob" });
+    }
+  });
+
   test("revisions of an import record the file as their source", async () => {
     const target = await h.member("alice", "admin", "target-src");
     await apply(target, await parse(await exportText(alice)), "big-export.json");

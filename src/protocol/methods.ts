@@ -21,267 +21,60 @@
  * prompts/get exactly once (operations.ts). Every error comes from one table (rpc-errors.ts over
  * core/error-table.ts), so the same mistake reads the same on every face. `handleMethod` never throws.
  *
- * `env` is what differs per request or connection: the compiled registry, the handler context factory,
- * the observer, the internal-error log, the correlation id, the abort signal, a way to send notifications
- * (progress, log messages; absent where the face has no stream) and the connection's `session` (its log
- * level; absent on the plain JSON-RPC face, which then has no logging/setLevel).
+ * The env and outcome types are method-env.ts; failures and params checks method-refusal.ts; what the
+ * listings answer method-listing.ts.
  */
 import {
   CallToolRequestSchema,
   CompleteRequestSchema,
   GetPromptRequestSchema,
-  InitializeRequestParamsSchema,
-  InitializeRequestSchema,
   ListPromptsRequestSchema,
   ListResourcesRequestSchema,
   ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
-  LoggingLevelSchema,
   PingRequestSchema,
   ReadResourceRequestSchema,
   SetLevelRequestSchema,
 } from "@modelcontextprotocol/core";
-import {
-  LATEST_PROTOCOL_VERSION,
-  type LoggingLevel,
-  SUPPORTED_PROTOCOL_VERSIONS,
-} from "@modelcontextprotocol/server";
-import type * as z from "zod";
+import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/server";
 import { RpcCode } from "../core/error-table.js";
 import { DomainError, type FieldError, isDomainError } from "../core/errors.js";
-import type { BaseContext, ContentItem, PromptDef, ResourceDef } from "../core/registry.js";
+import type { BaseContext } from "../core/registry.js";
 import {
-  type CompiledRegistry,
   type CompiledTool,
   completionResult,
   contentOf,
-  type ListedTool,
   parseToolInput,
   renderFailure,
   renderSuccess,
 } from "./compile.js";
-import { type Conversation, type InputExchange, InputNeeded, openConversation } from "./input-exchange.js";
+import { type Conversation, InputNeeded, openConversation } from "./input-exchange.js";
 import { plainCallParams } from "./message-shape.js";
+import { baseContext, type MethodEnv, type MethodOutcome, type Result } from "./method-env.js";
 import {
-  matchResource,
-  type Operation,
-  type OperationObserver,
-  type Outcome,
-  observeUnknown,
-  referenceOf,
-  runOperation,
-} from "./operations.js";
+  capabilities,
+  listedPrompt,
+  listTools,
+  templateOf,
+  unknownPrompt,
+  unknownTool,
+} from "./method-listing.js";
+import { failureOf, LenientInitialize, paramsOf, Refusal } from "./method-refusal.js";
+import { matchResource, type Outcome, observeUnknown, referenceOf, runOperation } from "./operations.js";
 import { StateRefused } from "./request-state.js";
-import { domainRpcError, internalMessage, invalidParams, type RpcError, rpcError } from "./rpc-errors.js";
-import { selectionFor, type ToolScope } from "./tool-selection.js";
+import { invalidParams, type RpcError, rpcError } from "./rpc-errors.js";
+import { selectionFor } from "./tool-selection.js";
 
+export type {
+  MethodEnv,
+  MethodOutcome,
+  ProtocolSession,
+  Result,
+  ServerNotification,
+  ToolErrorResult,
+} from "./method-env.js";
+export { listTools } from "./method-listing.js";
 export type { RpcError } from "./rpc-errors.js";
-
-export type Result = Record<string, unknown>;
-
-/** A tool result with `isError`: how MCP faces show a tool's failure. */
-export interface ToolErrorResult extends Result {
-  isError: true;
-  content: ContentItem[];
-}
-
-export type MethodOutcome =
-  | { ok: true; result: Result }
-  | { ok: false; error: RpcError; toolResult?: ToolErrorResult };
-
-/** Per connection (stdio, in-memory) or per request (`/mcp`): what `logging/setLevel` set. */
-export interface ProtocolSession {
-  logLevel?: LoggingLevel;
-}
-
-export type ServerNotification = {
-  method: "notifications/progress" | "notifications/message";
-  params: Record<string, unknown>;
-};
-
-export interface MethodEnv<Ctx extends BaseContext> {
-  compiled: CompiledRegistry<Ctx>;
-  serverInfo: { name: string; version: string };
-  /** Builds the handler context; `op` is the operation it serves (absent for listings): see operations.ts. */
-  context(base: BaseContext, op?: Operation): Ctx;
-  /** Told once about every tools/call, resources/read and prompts/get, whatever the outcome (audit). */
-  observe?: OperationObserver;
-  /**
-   * Logs a failure that is not a DomainError (or is `internal`/`unavailable`). Returns the text the client
-   * reads, or undefined for the standard one (`Internal error (request id …)`).
-   */
-  onInternalError(error: unknown, where: string): string | undefined;
-  /** The request id: in internal-error messages and as `data.correlation_id`. */
-  correlationId?: string;
-  signal: AbortSignal;
-  /** Sends a notification tied to this request; absent where the face cannot (no stream). */
-  notify?(notification: ServerNotification): Promise<void>;
-  /** Present on MCP faces: enables logging/setLevel and the `logging` capability. */
-  session?: ProtocolSession;
-  /**
-   * The connection's toolsets, read-only mode, role and write scope (tool-selection.ts): what tools/list
-   * lists and tools/call may run. Absent: every tool (the companion, the web app).
-   */
-  toolScope?: ToolScope;
-  /**
-   * Present where the face can carry input requests (MCP 2026-07-28): the request's client capabilities,
-   * answers and state (input-exchange.ts). Absent: the context has no `input`, so `askClient` refuses (`cannotAsk`).
-   */
-  input?: InputExchange;
-}
-
-const SEVERITY = new Map<LoggingLevel, number>(LoggingLevelSchema.options.map((level, i) => [level, i]));
-
-/** What a handler's log and progress calls do where the face has no stream to send them on. */
-const nowhere = async () => {};
-
-function baseContext<Ctx extends BaseContext>(env: MethodEnv<Ctx>, params: unknown): BaseContext {
-  const notify = env.notify;
-  if (!notify) return { signal: env.signal, logToClient: nowhere, progress: nowhere };
-  const meta = isPlainObject(params) && isPlainObject(params._meta) ? params._meta : undefined;
-  const token = meta?.progressToken as string | number | undefined;
-  return {
-    signal: env.signal,
-    async logToClient(level, data, logger) {
-      // Without a setLevel the client gets every message (as the SDK's own sendLoggingMessage does).
-      const min = env.session?.logLevel;
-      if (min !== undefined && (SEVERITY.get(level) ?? 0) < (SEVERITY.get(min) ?? 0)) return;
-      await notify({
-        method: "notifications/message",
-        params: { level, data, ...(logger === undefined ? {} : { logger }) },
-      });
-    },
-    async progress(progress, total, message) {
-      if (token === undefined) return;
-      await notify({
-        method: "notifications/progress",
-        params: {
-          progressToken: token,
-          progress,
-          ...(total === undefined ? {} : { total }),
-          ...(message === undefined ? {} : { message }),
-        },
-      });
-    },
-  };
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-/** A failure to answer with, thrown inside a method and caught once in `handleMethod`. */
-class Refusal extends Error {
-  constructor(
-    readonly error: RpcError,
-    readonly toolResult?: ToolErrorResult,
-  ) {
-    super(error.message);
-  }
-}
-
-/**
- * The face's internal-error hook, which must not break the promise that handleMethod never throws: a hook
- * that throws (a test harness that wants to see the failure) has its own message shown instead.
- */
-function reportInternal<Ctx extends BaseContext>(env: MethodEnv<Ctx>, error: unknown, where: string) {
-  try {
-    return env.onInternalError(error, where);
-  } catch (thrown) {
-    return thrown instanceof Error ? thrown.message : String(thrown);
-  }
-}
-
-/** Any failure of a handler → the error to send; unexpected ones are logged here, once. */
-function failureOf<Ctx extends BaseContext>(env: MethodEnv<Ctx>, error: unknown, where: string): RpcError {
-  if (error instanceof Refusal) return error.error;
-  if (isDomainError(error)) {
-    // An internal or unavailable DomainError's message is written for the client; it is logged too.
-    if (error.code === "internal" || error.code === "unavailable") reportInternal(env, error, where);
-    return domainRpcError(error, env.correlationId);
-  }
-  const shown = reportInternal(env, error, where) ?? internalMessage(env.correlationId);
-  return domainRpcError(new DomainError("internal", shown), env.correlationId);
-}
-
-/**
- * initialize checks the fields it is given with the SDK's schema but needs none of them: the server keeps
- * no handshake state, and the plain JSON-RPC face is documented to answer a bare `initialize`.
- */
-const LenientInitialize = InitializeRequestSchema.extend({
-  params: InitializeRequestParamsSchema.partial().optional(),
-});
-
-type ParamsOf<S extends z.ZodType> = NonNullable<(z.output<S> & { params?: unknown })["params"]>;
-
-/** Checks a request against the SDK's schema for its method; returns its params. */
-function paramsOf<S extends z.ZodType>(schema: S, method: string, params: unknown): ParamsOf<S> {
-  const parsed = (schema as unknown as z.ZodType).safeParse({
-    method,
-    ...(params === undefined ? {} : { params }),
-  });
-  if (parsed.success) return ((parsed.data as { params?: unknown }).params ?? {}) as ParamsOf<S>;
-  const errors: FieldError[] = parsed.error.issues.map((issue) => {
-    const path = issue.path.map(String);
-    // zod says "Invalid input: expected string, received undefined" for a field that is not there.
-    const message = / received undefined$/.test(issue.message) ? "Required" : issue.message;
-    return { field: path.length > 0 ? path.join(".") : "(request)", message };
-  });
-  throw new Refusal(invalidParams(method, errors));
-}
-
-function capabilities<Ctx extends BaseContext>(env: MethodEnv<Ctx>): Result {
-  const { compiled } = env;
-  return {
-    tools: {},
-    ...(compiled.resources.length > 0 ? { resources: {} } : {}),
-    ...(compiled.prompts.size > 0 ? { prompts: {} } : {}),
-    ...(compiled.completions ? { completions: {} } : {}),
-    ...(env.session ? { logging: {} } : {}),
-  };
-}
-
-/** The tools this request may see: the one place tools/list builds its list, for every face and era. */
-export function listTools<Ctx extends BaseContext>(env: MethodEnv<Ctx>): ListedTool[] {
-  return selectionFor(env.compiled, env.toolScope).tools;
-}
-
-function templateOf<Ctx extends BaseContext>(r: ResourceDef<Ctx>): Result {
-  return {
-    uriTemplate: r.uriTemplate,
-    name: r.name,
-    ...(r.title ? { title: r.title } : {}),
-    description: r.description,
-    mimeType: r.mimeType,
-  };
-}
-
-function listedPrompt<Ctx extends BaseContext>(p: PromptDef<Ctx>): Result {
-  return {
-    name: p.name,
-    ...(p.title ? { title: p.title } : {}),
-    description: p.description,
-    arguments: p.arguments,
-  };
-}
-
-function unknownTool<Ctx extends BaseContext>(env: MethodEnv<Ctx>, name: string): RpcError {
-  const available = listTools(env).map((t) => t.name);
-  return rpcError(
-    RpcCode.MethodNotFound,
-    `Unknown tool "${name}". Available tools: ${available.join(", ")}.`,
-    { name, available },
-  );
-}
-
-function unknownPrompt<Ctx extends BaseContext>(env: MethodEnv<Ctx>, name: string): RpcError {
-  const available = [...env.compiled.prompts.keys()];
-  return rpcError(
-    RpcCode.MethodNotFound,
-    `Unknown prompt "${name}". Available prompts: ${available.join(", ")}.`,
-    { name, available },
-  );
-}
 
 /**
  * Runs a tool the caller named, observed once whatever happens: arguments parsed (parseToolInput), the

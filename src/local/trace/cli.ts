@@ -215,6 +215,11 @@ export async function runTraceCli(argv: string[], io: TraceCliIo): Promise<numbe
 
 /** The CLI over this process's arguments, folder, environment and standard streams; sets the exit code. */
 export async function runTraceProcess(argv: string[]): Promise<void> {
+  // A reader that stops early (`| head`) closes the pipe: the rest of the report has nowhere to go, which is
+  // neither the scan's failure nor a crash; the exit code stays the gates'.
+  process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code !== "EPIPE") throw error;
+  });
   process.exitCode = await runTraceCli(argv, {
     cwd: process.cwd(),
     env: process.env,

@@ -2,7 +2,7 @@
  * `reqlix-mcp trace` as CI runs it: the built bundle in a child process over a real git repository, every
  * gate's exit code, usage errors, the formats, and the hosted contract against a real local HTTP server.
  */
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { BUNDLE } from "../../helpers/companion.js";
 import { type Fixture, makeFixture } from "./fixture.js";
@@ -113,6 +113,24 @@ describe("reqlix-mcp trace usage errors (exit 2)", () => {
     const r = await trace(fx, ["--help"]);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain("--fail-on <list>");
+  });
+});
+
+describe("reqlix-mcp trace into a reader that stops early (`| head`)", () => {
+  it("exits with the gates' code, quietly, when its output pipe is closed", async () => {
+    const child = spawn("/usr/bin/node", [BUNDLE, "trace", "--fail-on", "orphan"], {
+      cwd: fx.root,
+      env: fx.env,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    child.stdout.destroy(); // the reader is gone before the report is written: EPIPE
+    let stderr = "";
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+      stderr += chunk;
+    });
+    const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+    expect(stderr).toBe("");
+    expect(code).toBe(1); // the fixture cites ids that do not exist: the orphan gate fails, as without a pipe
   });
 });
 

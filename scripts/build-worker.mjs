@@ -11,8 +11,9 @@ import { gzipSync } from "node:zlib";
 const root = resolve(fileURLToPath(new URL("..", import.meta.url)));
 const outdir = join(root, "dist", "worker");
 const metafile = join(outdir, "meta.json");
-// A guard against growth, not issue 16's goal (150 KiB gzip: not met, see below). Measured 2026-11-25:
-// 262.8 KiB gzip, 892 KiB minified (258.1 before the evening's search ranking +2.6, interchange import
+// A guard against growth, not issue 16's goal (150 KiB gzip: not met, see below). Measured 2026-11-26:
+// 282.2 KiB gzip, 955 KiB minified (262.8 before ReqIF came into the Worker +18.4 and paged lists +1.1;
+// 258.1 before the evening's search ranking +2.6, interchange import
 // speed +1.3, the faces' zod-free common request +0.8 once it took the protocol versions from the SDK v2). What each part costs, measured as the drop in gzip when it alone is left
 // out (the parts share gzip's dictionary, so the figures do not add up exactly; measured at 243.2 with the
 // SDK entry edit below applied):
@@ -23,7 +24,8 @@ const metafile = join(outdir, "meta.json");
 //   checks) +3.5.
 // - the web app (pages, sign-in, consent): 38.1, of which upstream OpenID Connect (oauth4webapi, 20 KiB
 //   minified) 7.8 and argon2id (@noble/hashes) 6.2; GitHub sign-in +1.4.
-// - interchange (JSON, CSV, markdown; ReqIF is Node-only): 14.9.
+// - interchange (JSON, CSV, markdown): 14.9; ReqIF (saxes and the converters) +18.4, in the Worker since
+//   2026-11-26 (it was Node-only).
 // - the rest, ~155: zod (104 KiB minified; classic schemas carry JSON-schema conversion, 6.3 gzip, which
 //   tools/list uses; a generated module of the listed schemas instead costs 9.4: not taken), the hosted
 //   registry and repositories, drizzle + libSQL's HTTP client (~100 KiB minified), hono, the OAuth server.
@@ -35,7 +37,7 @@ const metafile = join(outdir, "meta.json");
 // History: 392 before minifying and dropping ajv and zod's locales, 148.8 without the web app, 189.0
 // with it and interchange, then 2026-07-28 +47, OAuth 2.1 +8.5, sign-in +18.7, toolsets +2.1: 255.4.
 // `npm run build:worker -- --top 15` lists the largest inputs. Budget: measured, rounded up, + 2.
-const DEFAULT_BUDGET_KIB = 265;
+const DEFAULT_BUDGET_KIB = 285;
 const budgetSetting = process.env.REQLIX_WORKER_BUDGET_KIB;
 const budgetKib =
   budgetSetting === undefined || budgetSetting.trim() === "" ? DEFAULT_BUDGET_KIB : Number(budgetSetting);
@@ -104,7 +106,6 @@ const stubImporters = {
   "src/worker-stubs/pg-enum.ts": /^node_modules\/drizzle-orm\/sql\/sql\.js$/,
   "src/worker-stubs/drizzle-relations.ts":
     /^node_modules\/drizzle-orm\/(sqlite-core\/dialect|sqlite-core\/db|libsql\/driver-core)\.js$/,
-  "src/worker-stubs/reqif-entry.ts": /^src\/core\/interchange\/registry\.ts$/,
   "src/worker-stubs/mcp-server-shims.ts":
     /^(node_modules\/@modelcontextprotocol\/server\/dist\/|dist\/worker-sdk\/server\.mjs$)/,
 };

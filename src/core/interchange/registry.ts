@@ -7,18 +7,14 @@ import { csvFormat } from "./csv-format.js";
 import type { InterchangeFormat } from "./formats.js";
 import { jsonFormat } from "./json-format.js";
 import { markdownFormat } from "./markdown-format.js";
-import { reqifFormats } from "./reqif/reqif-entry.js";
+import { reqifFormat } from "./reqif/reqif-format.js";
 
-// ReqIF comes through its own entry module, which the Worker build swaps for none (wrangler.toml [alias]).
 export const INTERCHANGE_FORMATS: readonly InterchangeFormat[] = [
   jsonFormat,
   csvFormat,
   markdownFormat,
-  ...reqifFormats,
+  reqifFormat,
 ];
-
-/** Every format name the issue defines, registered in this build or not (ReqIF arrives separately). */
-export const KNOWN_FORMAT_NAMES = ["json", "csv", "markdown", "reqif"] as const;
 
 export function formatNames(): string[] {
   return INTERCHANGE_FORMATS.map((f) => f.name);
@@ -32,8 +28,6 @@ export function interchangeFormat(name: string | undefined, field = "format"): I
   const message =
     name === undefined || name.trim() === ""
       ? `Missing ${field}: pass one of ${known}.`
-      : (KNOWN_FORMAT_NAMES as readonly string[]).includes(name.trim().toLowerCase())
-        ? `The ${name} format is not available in this build; available: ${known}.`
-        : `Unknown ${field} "${name}": pass one of ${known}.`;
+      : `Unknown ${field} "${name}": pass one of ${known}.`;
   throw DomainError.invalid(message, [{ field, message: `one of ${known}` }]);
 }

@@ -22,21 +22,12 @@ import type { CompiledRegistry } from "./compile.js";
 import { mcpResponse } from "./mcp-server.js";
 import { plainRequest } from "./message-shape.js";
 import { handleMethod, type MethodEnv } from "./methods.js";
-import type { Operation, OperationObserver } from "./operations.js";
-import type { ToolScope } from "./tool-selection.js";
 
-export interface StreamableHttpOptions<Ctx extends BaseContext> {
-  compiled: CompiledRegistry<Ctx>;
-  serverInfo: { name: string; version: string };
-  context(base: BaseContext, op?: Operation): Ctx;
-  observe?: OperationObserver;
-  /** Logs an unexpected failure; returns the text the client reads (default: the generic one). */
-  onInternalError(error: unknown, where: string): string | undefined;
-  /** The request id, in internal-error messages and `data.correlation_id`. */
-  correlationId?: string;
-  /** The connection's toolsets, read-only mode, role and write scope (tool-selection.ts); absent: every tool. */
-  toolScope?: ToolScope;
-}
+/** What the face is given per request: the part of a method's env that does not come from the request. */
+export type StreamableHttpOptions<Ctx extends BaseContext> = Pick<
+  MethodEnv<Ctx>,
+  "compiled" | "serverInfo" | "context" | "observe" | "onInternalError" | "correlationId" | "toolScope"
+>;
 
 const MAX_BATCH = 100;
 
@@ -165,13 +156,7 @@ export async function handleStreamableHttp<Ctx extends BaseContext>(
 
   const stream = acceptsSse && wantsStream(requests, options.compiled);
   const envFor = (notify?: MethodEnv<Ctx>["notify"]): MethodEnv<Ctx> => ({
-    compiled: options.compiled,
-    serverInfo: options.serverInfo,
-    context: options.context,
-    ...(options.observe ? { observe: options.observe } : {}),
-    onInternalError: options.onInternalError,
-    ...(options.correlationId === undefined ? {} : { correlationId: options.correlationId }),
-    ...(options.toolScope ? { toolScope: options.toolScope } : {}),
+    ...options,
     signal: request.signal,
     // Stateless: a setLevel lasts for its own request.
     session: {},

@@ -4,12 +4,11 @@
  * workspace's own statistics; pages keep the ranking; snippets come from the stored text.
  */
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { AuthInfo } from "../../src/core/auth-info.js";
 import { snippetOf, snippetPhrases } from "../../src/db/search-snippet.js";
 import { createHarness, type Harness, ok } from "./harness.js";
-import { seedRequirements } from "./search-seed.js";
+import { bm25Order, seedRequirements } from "./search-seed.js";
 
 type Results = {
   items: { reference_id: string; score: number; snippet: string }[];
@@ -50,18 +49,6 @@ afterAll(async () => h?.close());
 
 const refs = (r: Results) => r.items.map((i) => i.reference_id);
 
-/** bm25() over the small workspace's rows, straight from FTS5. */
-async function bm25Order(phrases: string): Promise<string[]> {
-  const lo = small.workspaceId * 4_294_967_296;
-  const rows = await h.database.read((db) =>
-    db.all<{ reference_id: string }>(sql`SELECT reference_id FROM search_fts
-      WHERE search_fts MATCH ${`{reference_id title description}: (${phrases})`}
-        AND rowid BETWEEN ${lo} AND ${lo + 4_294_967_295} AND rowid % 8 = 3
-      ORDER BY bm25(search_fts, 10.0, 5.0, 1.0, 0.0), rowid`),
-  );
-  return rows.map((r) => r.reference_id);
-}
-
 async function allPages(query: string, limit: number): Promise<Results["items"]> {
   const items: Results["items"] = [];
   let cursor: string | undefined;
@@ -80,7 +67,7 @@ async function allPages(query: string, limit: number): Promise<Results["items"]>
 
 describe("our own bm25 in a small workspace", () => {
   test("one word: exactly bm25()'s order, on one page and over many", async () => {
-    const expected = await bm25Order('"alpha"');
+    const expected = await bm25Order(h.database, small, '"alpha"');
     expect(expected.length).toBeGreaterThan(150);
     const whole = await ok<Results>(client, "search_requirements", { query: "alpha", limit: 100 });
     expect(refs(whole)).toEqual(expected.slice(0, 100));
@@ -89,7 +76,7 @@ describe("our own bm25 in a small workspace", () => {
 
   test("several words: every row with all of them, best first by score; pages neither skip nor repeat", async () => {
     const items = await allPages("alpha beta", 9);
-    const expected = await bm25Order('"alpha" "beta"');
+    const expected = await bm25Order(h.database, small, '"alpha" "beta"');
     expect(items.map((i) => i.reference_id).sort()).toEqual([...expected].sort());
     expect(new Set(items.map((i) => i.reference_id)).size).toBe(items.length);
     const scores = items.map((i) => i.score);

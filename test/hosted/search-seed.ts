@@ -1,6 +1,7 @@
 /**
  * Bulk rows for the search tests: `rows` requirements in one new epic and story of `auth`'s workspace,
  * written with plain INSERTs (the tools would take minutes at these sizes); `title`/`text` give their words.
+ * And the reference ranking the search tests compare against.
  */
 import { sql } from "drizzle-orm";
 import type { AuthInfo } from "../../src/core/auth-info.js";
@@ -24,4 +25,16 @@ export async function seedRequirements(
           ${title(n)}, ${text(n)}, (SELECT min(id) FROM requirement_types WHERE workspace_id = ${ws}))`);
     }
   });
+}
+
+/** bm25() over one workspace's requirement rows, straight from FTS5: the full ranking search must give. */
+export async function bm25Order(database: Database, auth: AuthInfo, phrases: string): Promise<string[]> {
+  const lo = auth.workspaceId * 4_294_967_296;
+  const rows = await database.read((db) =>
+    db.all<{ reference_id: string }>(sql`SELECT reference_id FROM search_fts
+      WHERE search_fts MATCH ${`{reference_id title description}: (${phrases})`}
+        AND rowid BETWEEN ${lo} AND ${lo + 4_294_967_295} AND rowid % 8 = 3
+      ORDER BY bm25(search_fts, 10.0, 5.0, 1.0, 0.0), rowid`),
+  );
+  return rows.map((r) => r.reference_id);
 }

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { AuthInfo } from "../../src/core/auth-info.js";
 import { CAPPED_NOTE } from "../../src/db/search.repo.js";
 import { createHarness, type Harness, ok } from "./harness.js";
-import { seedRequirements } from "./search-seed.js";
+import { bm25Order, seedRequirements } from "./search-seed.js";
 
 type Results = {
   items: { reference_id: string; title: string; score: number }[];
@@ -68,18 +68,6 @@ afterAll(async () => h?.close());
 
 const refs = (r: Results["items"]) => r.map((i) => i.reference_id);
 
-/** bm25() over one workspace's rows, straight from FTS5 (the full ranking the split one must give). */
-async function bm25Order(auth: AuthInfo, phrases: string): Promise<string[]> {
-  const lo = auth.workspaceId * 4_294_967_296;
-  const rows = await h.database.read((db) =>
-    db.all<{ reference_id: string }>(sql`SELECT reference_id FROM search_fts
-      WHERE search_fts MATCH ${`{reference_id title description}: (${phrases})`}
-        AND rowid BETWEEN ${lo} AND ${lo + 4_294_967_295} AND rowid % 8 = 3
-      ORDER BY bm25(search_fts, 10.0, 5.0, 1.0, 0.0), rowid`),
-  );
-  return rows.map((r) => r.reference_id);
-}
-
 async function allPages(c: Client, query: string, limit: number): Promise<Results["items"]> {
   const items: Results["items"] = [];
   let cursor: string | undefined;
@@ -98,7 +86,7 @@ const rankingOf = (cursor: string | undefined) =>
 
 describe("several words, one of them common, in a large workspace", () => {
   test("a common word at bm25's floor: bm25()'s order on one page and over many; every row once", async () => {
-    const expected = await bm25Order(large, '"sprocket" "widget"');
+    const expected = await bm25Order(h.database, large, '"sprocket" "widget"');
     expect(expected.length).toBeGreaterThan(500);
     expect(expected.length).toBeLessThan(5000);
     const first = await ok<Results>(client, "search_requirements", { query: "sprocket widget", limit: 50 });
@@ -113,7 +101,7 @@ describe("several words, one of them common, in a large workspace", () => {
   });
 
   test("a common word above the floor: bm25()'s order, scores best first; pages neither skip nor repeat", async () => {
-    const expected = await bm25Order(large, '"sprocket" "gadget"');
+    const expected = await bm25Order(h.database, large, '"sprocket" "gadget"');
     expect(expected.length).toBeGreaterThan(100);
     const first = await ok<Results>(client, "search_requirements", { query: "sprocket gadget", limit: 60 });
     expect(rankingOf(first.next_cursor)).toBe(-2);
@@ -137,7 +125,7 @@ describe("several words, one of them common, in a large workspace", () => {
 
 describe("a large workspace's first page counts and ranks in one query", () => {
   test("one word with fewer matches than are ranked: bm25()'s order", async () => {
-    const expected = await bm25Order(large, '"sprocket"');
+    const expected = await bm25Order(h.database, large, '"sprocket"');
     expect(expected.length).toBeGreaterThan(1000);
     expect(refs(await allPages(client, "sprocket", 100))).toEqual(expected);
   });

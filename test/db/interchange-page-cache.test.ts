@@ -10,16 +10,14 @@ import { join } from "node:path";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { importInputOf } from "../../src/core/interchange/formats.js";
-import { bootstrap } from "../../src/db/bootstrap.js";
-import { type Database, openDatabase } from "../../src/db/client.js";
+import type { Database } from "../../src/db/client.js";
 import {
   IMPORT_PAGE_CACHE_KIB,
   type InterchangeCaller,
   importOp,
   withImportPageCache,
 } from "../../src/db/interchange-ops.js";
-import { migrateDatabase } from "../../src/db/migrate.js";
-import { findWorkspaceBySlug } from "../../src/db/workspaces.repo.js";
+import { openInterchangeDatabase } from "../helpers/interchange-db.js";
 
 const dir = mkdtempSync(join(tmpdir(), "reqlix-import-cache-"));
 let database: Database;
@@ -39,19 +37,10 @@ const document = (title: string) =>
   });
 
 beforeAll(async () => {
-  database = await openDatabase({ url: `file:${join(dir, "cache.db")}` });
-  await migrateDatabase(database);
-  await bootstrap(database);
-  const ws = await database.read((db) => findWorkspaceBySlug(db, "default"));
-  if (!ws) throw new Error("no workspace");
-  caller = {
-    workspaceId: ws.id,
-    workspaceSlug: ws.slug,
-    role: "admin",
-    userId: 1,
-    channel: "test",
-    now: new Date("2026-11-25T10:00:00.000Z"),
-  };
+  ({ database, caller } = await openInterchangeDatabase(
+    join(dir, "cache.db"),
+    new Date("2026-11-25T10:00:00.000Z"),
+  ));
 });
 afterAll(async () => {
   await database?.close();

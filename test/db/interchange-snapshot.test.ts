@@ -10,15 +10,13 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bootstrap } from "../../src/db/bootstrap.js";
-import { type Database, openDatabase } from "../../src/db/client.js";
+import type { Database } from "../../src/db/client.js";
 import { deleteRequirement } from "../../src/db/deletes.repo.js";
 import { createEpic } from "../../src/db/epics.repo.js";
 import { type InterchangeCaller, prepareExport } from "../../src/db/interchange-ops.js";
-import { migrateDatabase } from "../../src/db/migrate.js";
 import { createRequirement, updateRequirement } from "../../src/db/requirements.repo.js";
 import { createUserStory } from "../../src/db/user-stories.repo.js";
-import { findWorkspaceBySlug } from "../../src/db/workspaces.repo.js";
+import { openInterchangeDatabase } from "../helpers/interchange-db.js";
 
 const dir = mkdtempSync(join(tmpdir(), "reqlix-export-snapshot-"));
 let database: Database;
@@ -29,26 +27,15 @@ const REQUIREMENTS = 1200;
 
 beforeAll(async () => {
   // A file: the export's read transaction and the writer use two connections, as on a server.
-  database = await openDatabase({ url: `file:${join(dir, "snapshot.db")}` });
-  await migrateDatabase(database);
-  await bootstrap(database);
-  const ws = await database.read((db) => findWorkspaceBySlug(db, "default"));
-  if (!ws) throw new Error("no workspace");
-  caller = {
-    workspaceId: ws.id,
-    workspaceSlug: ws.slug,
-    role: "admin",
-    userId: 1,
-    channel: "test",
-    now: actor.now,
-  };
+  ({ database, caller } = await openInterchangeDatabase(join(dir, "snapshot.db"), actor.now));
+  const ws = caller.workspaceId;
   await database.write(async (tx) => {
-    const epic = await createEpic(tx, ws.id, { title: "Epic" }, actor);
-    const story = await createUserStory(tx, ws.id, { epic_id: epic.reference_id, title: "Story" }, actor);
+    const epic = await createEpic(tx, ws, { title: "Epic" }, actor);
+    const story = await createUserStory(tx, ws, { epic_id: epic.reference_id, title: "Story" }, actor);
     for (let i = 1; i <= REQUIREMENTS; i++) {
       await createRequirement(
         tx,
-        ws.id,
+        ws,
         { user_story_id: story.reference_id, title: `Requirement ${i}`, type: "Functional", priority: 3 },
         actor,
       );

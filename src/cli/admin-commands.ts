@@ -47,7 +47,10 @@ Commands (database: --db URL, else REQLIX_DB_URL, else ${DEFAULT_DB_URL}; auth t
   member-add --username U --role R [--workspace S]   add a user (created if new) or change their role
   token-create --username U --name N [--workspace S] [--expires-in-days D] [--role R]
                                                   create a token; printed once
-  token-list [--workspace S]                      list tokens (never their values)
+  token-list [--workspace S] [--limit N] [--cursor C]
+                                                  list tokens, newest first, N a page (default 100,
+                                                  at most 500; never their values); pass next_cursor
+                                                  as --cursor for the next page
   token-revoke --id N                             revoke a token from the next request on
 ${ACCOUNT_USAGE}
   owner-list                                      list the instance owners
@@ -91,6 +94,8 @@ const OPTIONS = {
   email: { type: "string" },
   "expires-in-hours": { type: "string" },
   "base-url": { type: "string" },
+  limit: { type: "string" },
+  cursor: { type: "string" },
   help: { type: "boolean", short: "h" },
 } as const;
 
@@ -199,13 +204,13 @@ async function run(command: string, values: Values, database: Database, io: CliI
       return;
     }
     case "token-list":
-      print({
-        tokens: await listTokensOp(
+      print(
+        await listTokensOp(
           database,
           ctx,
-          parseInput(listTokensInput, fields(values, ["workspace"]), "options"),
+          parseInput(listTokensInput, fields(values, ["workspace", "limit", "cursor"]), "options"),
         ),
-      });
+      );
       return;
     case "token-revoke":
       print(await revokeTokenOp(database, ctx, parseInput(tokenIdInput, values.id, "id")));

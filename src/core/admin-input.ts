@@ -42,7 +42,28 @@ export const createTokenInput = z.strictObject({
   role: role.optional(),
 });
 
-export const listTokensInput = z.strictObject({ workspace: slug.optional() });
+/** Tokens on one page of the admin list, and the most one page may ask for. */
+export const TOKEN_PAGE_DEFAULT = 100;
+const TOKEN_PAGE_MAX = 500;
+const pageSize = `must be a whole number from 1 to ${TOKEN_PAGE_MAX} (tokens on one page)`;
+
+/**
+ * The admin token list is paged (newest first), as list_my_tokens is: a workspace's tokens grow without
+ * bound (CI mints them), and one answer must not. The query string and the CLI give text, hence coerce.
+ */
+export const listTokensInput = z.strictObject({
+  workspace: slug.optional(),
+  limit: z.coerce
+    .number({ error: pageSize })
+    .int(pageSize)
+    .min(1, pageSize)
+    .max(TOKEN_PAGE_MAX, pageSize)
+    .default(TOKEN_PAGE_DEFAULT),
+  cursor: z
+    .string({ error: "must be the next_cursor of the previous page" })
+    .min(1, "must be the next_cursor of the previous page")
+    .optional(),
+});
 
 /** `npm run admin -- owner-grant|owner-revoke --username U`: the only way ownership changes. */
 export const ownerInput = z.strictObject({ username });

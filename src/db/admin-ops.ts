@@ -21,6 +21,7 @@ import { DomainError } from "../core/errors.js";
 import { type Role, roleAtLeast } from "../core/roles.js";
 import { recordAudit } from "./audit.repo.js";
 import type { Database, Executor } from "./database.js";
+import { decodeCursor, isPositiveInt, pageOf } from "./entity-support.js";
 import { findMembershipRole, setMembership } from "./memberships.repo.js";
 import {
   expiryAfterDays,
@@ -185,15 +186,29 @@ export async function createTokenOp(
   });
 }
 
+/**
+ * A workspace's tokens, newest first, `input.limit` at a time. The cursor's tag names the workspace, so a
+ * cursor of another workspace's list is refused rather than read as a position in this one.
+ */
 export async function listTokensOp(
   db: Database,
   ctx: OpContext,
   input: ListTokensInput,
-): Promise<TokenInfo[]> {
+): Promise<{ tokens: TokenInfo[]; next_cursor?: string }> {
   return db.read(async (ex) => {
     const ws = await targetWorkspace(ex, ctx.actor, input.workspace);
     requireAdminOf(ctx.actor, ws);
-    return listTokens(ex, ws.id);
+    const tag = `admin_tokens:${ws.id}`;
+    const beforeId = decodeCursor(tag, input.cursor, isPositiveInt);
+    const rows = await listTokens(ex, ws.id, undefined, { limit: input.limit + 1, beforeId });
+    const { items, next_cursor } = pageOf(
+      rows,
+      input.limit,
+      (row) => row,
+      (row) => row.id,
+      tag,
+    );
+    return { tokens: items, ...(next_cursor ? { next_cursor } : {}) };
   });
 }
 

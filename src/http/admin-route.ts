@@ -92,7 +92,7 @@ export function adminRoute(
 
   route.get("/tokens", async (c) => {
     const input = parseInput(listTokensInput, c.req.query(), "query");
-    return c.json({ tokens: await listTokensOp(database, ctxOf(c), input) });
+    return c.json(await listTokensOp(database, ctxOf(c), input));
   });
 
   route.delete("/tokens/:id", async (c) => {

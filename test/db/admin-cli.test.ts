@@ -125,6 +125,35 @@ describe("admin commands", () => {
     const listed = await admin(db, "token-list", "--workspace", "team-a");
     expect(listed.json.tokens).toHaveLength(1);
     expect(listed.out).not.toContain(token.json.token);
+    // Paged like the API: --limit N a page, next_cursor as --cursor for the next.
+    const second = await admin(
+      db,
+      "token-create",
+      "--username",
+      "alice",
+      "--name",
+      "ci",
+      "--workspace",
+      "team-a",
+    );
+    const first = await admin(db, "token-list", "--workspace", "team-a", "--limit", "1");
+    expect(first.json.tokens.map((x: { id: number }) => x.id)).toEqual([second.json.id]);
+    const rest = await admin(
+      db,
+      "token-list",
+      "--workspace",
+      "team-a",
+      "--limit",
+      "1",
+      "--cursor",
+      first.json.next_cursor,
+    );
+    expect(rest.json.tokens.map((x: { id: number }) => x.id)).toEqual([token.json.id]);
+    expect(rest.json.next_cursor).toBeUndefined();
+    const badLimit = await admin(db, "token-list", "--limit", "0");
+    expect(badLimit.code).toBe(2);
+    expect(badLimit.err).toMatch(/--limit: must be a whole number from 1 to 500/);
+    await admin(db, "token-revoke", "--id", String(second.json.id));
     const revoked = await admin(db, "token-revoke", "--id", String(token.json.id));
     expect(revoked.code).toBe(0);
     expect(typeof revoked.json.revoked_at).toBe("string");

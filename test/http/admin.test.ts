@@ -219,6 +219,54 @@ describe("tokens", () => {
     expect((await api("GET", "/tokens?workspace=none", t.ownerToken)).status).toBe(404);
   });
 
+  it("pages the list newest first: every token once, next_cursor until the last page; bad paging is 400", async () => {
+    // team-p holds only this test's tokens, so the pages are exactly them.
+    await api("POST", "/workspaces", t.ownerToken, { slug: "team-p", name: "Paging" });
+    await api("POST", "/members", t.ownerToken, { username: "pager", role: "viewer", workspace: "team-p" });
+    const ids: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const res = await api("POST", "/tokens", t.ownerToken, {
+        username: "pager",
+        name: `p-${i}`,
+        workspace: "team-p",
+      });
+      expect(res.status).toBe(201);
+      ids.push(res.body.id);
+    }
+    const seen: number[] = [];
+    const cursors: string[] = [];
+    let query = "/tokens?workspace=team-p&limit=2";
+    for (;;) {
+      const page = await api("GET", query, t.ownerToken);
+      expect(page.status).toBe(200);
+      expect(page.body.tokens.length).toBeLessThanOrEqual(2);
+      seen.push(...page.body.tokens.map((x: { id: number }) => x.id));
+      if (!page.body.next_cursor) break;
+      cursors.push(page.body.next_cursor);
+      query = `/tokens?workspace=team-p&limit=2&cursor=${encodeURIComponent(page.body.next_cursor)}`;
+    }
+    expect(seen).toEqual([...ids].reverse());
+    expect(cursors).toHaveLength(2);
+    // Without limit: a page of 100, so all five and no cursor.
+    const whole = await api("GET", "/tokens?workspace=team-p", t.ownerToken);
+    expect(whole.body.tokens.map((x: { id: number }) => x.id)).toEqual([...ids].reverse());
+    expect(whole.body.next_cursor).toBeUndefined();
+    // A cursor of team-p's list is no position in default's.
+    const foreign = await api(
+      "GET",
+      `/tokens?cursor=${encodeURIComponent(cursors[0] as string)}`,
+      t.ownerToken,
+    );
+    expect(foreign.status).toBe(400);
+    expect(foreign.body.error.message).toMatch(/cursor does not belong to this list/);
+    for (const limit of ["0", "501", "2.5", "many"]) {
+      const bad = await api("GET", `/tokens?workspace=team-p&limit=${limit}`, t.ownerToken);
+      expect(bad.status).toBe(400);
+      expect(fieldsOf(bad.body)).toEqual(["limit"]);
+      expect(bad.body.error.errors[0].message).toMatch(/whole number from 1 to 500/);
+    }
+  });
+
   it("revokes: 200 with revoked_at; idempotent; another workspace's token is 404; bad id is 400", async () => {
     const token = await t.createToken("erin", "editor");
     const list = await api("GET", "/tokens", t.ownerToken);

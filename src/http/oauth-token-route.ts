@@ -5,7 +5,7 @@
  * whole grant (the refresh-token family, its principal token, every access token). Values exist only in the
  * answers: the rows hold their SHA-256.
  */
-import { Hono } from "hono";
+import { Hono, type MiddlewareHandler } from "hono";
 import {
   ACCESS_PREFIX,
   ACCESS_TOKEN_TTL_MS,
@@ -25,7 +25,9 @@ import {
   revokeCredential,
   revokeGrant,
 } from "../db/oauth.repo.js";
+import { clientAddress } from "./client-address.js";
 import type { AppEnv } from "./context.js";
+import { FailureLimits } from "./failure-limits.js";
 import { authenticateClient, issuerOf, oauthCors, oauthError, oauthForm } from "./oauth-common.js";
 import type { OAuthDeps } from "./oauth-route.js";
 
@@ -53,12 +55,51 @@ async function issuePair(tx: Tx, grantId: number, now: Date, scope: string): Pro
 
 const invalidGrant = (description: string): Outcome => ({ ok: false, error: "invalid_grant", description });
 
+/**
+ * Failed requests (a 400 or 401: unknown client, code or refresh token, bad PKCE) counted per client
+ * address on the app's limiter; past its limit the address gets 429 with Retry-After, even for a good
+ * request, until the wait has passed. The endpoints are unauthenticated and each check runs in a write
+ * transaction, so without this one address could keep the database's writer busy with guesses. A client
+ * that works fails rarely; the limit (REQLIX_RATE_LIMIT a minute) is far above that.
+ */
+function failedRequestLimit(deps: OAuthDeps, clock: () => Date): MiddlewareHandler<AppEnv> {
+  if (!deps.rateLimiter) return (_c, next) => next();
+  const limits = new FailureLimits(deps.rateLimiter, clock);
+  const trusted = deps.trustedProxies ?? [];
+  return async (c, next) => {
+    if (c.req.method === "OPTIONS") return next();
+    const key = `oauth-token:ip:${clientAddress(c, trusted)}`;
+    const wait = limits.blockedFor(key);
+    if (wait !== undefined) {
+      c.header("Retry-After", String(wait));
+      return oauthError(
+        c,
+        429,
+        "invalid_request",
+        `Too many failed token requests from this address: retry after ${wait} seconds.`,
+      );
+    }
+    await next();
+    if (c.res.status === 400 || c.res.status === 401) {
+      try {
+        await limits.failed(key);
+      } catch (error) {
+        deps.logger.log("error", "rate limiter failed", {
+          requestId: c.get("requestId"),
+          error: String(error),
+        });
+      }
+    }
+  };
+}
+
 export function oauthTokenRoutes(deps: OAuthDeps): Hono<AppEnv> {
   const route = new Hono<AppEnv>();
   const clock = deps.clock ?? (() => new Date());
   const cors = oauthCors();
+  const limited = failedRequestLimit(deps, clock);
 
-  route.on(["POST", "OPTIONS"], "/oauth/token", cors, async (c) => {
+  route.on(["POST", "OPTIONS"], "/oauth/token", cors, limited, async (c) => {
     const form = await oauthForm(c);
     const twice = Object.keys(form).find((k) => k.endsWith("#twice"));
     if (twice)
@@ -154,7 +195,7 @@ export function oauthTokenRoutes(deps: OAuthDeps): Hono<AppEnv> {
     });
   });
 
-  route.on(["POST", "OPTIONS"], "/oauth/revoke", cors, async (c) => {
+  route.on(["POST", "OPTIONS"], "/oauth/revoke", cors, limited, async (c) => {
     const form = await oauthForm(c);
     const checked = await authenticateClient(c, deps.database, form);
     if (!checked.ok) return checked.response;

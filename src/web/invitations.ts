@@ -11,21 +11,21 @@ import { isDomainError } from "../core/errors.js";
 import { MIN_PASSWORD_LENGTH } from "../core/password.js";
 import { acceptInvitationOp, invitationProblem, lookUpInvitation } from "../db/account-ops.js";
 import { clientAddress } from "../http/client-address.js";
+import { FailureLimits } from "../http/failure-limits.js";
 import { MemoryRateLimiter } from "../http/rate-limit-memory.js";
 import type { WebDeps, WebEnv } from "./context.js";
 import { getCookie, setCookie } from "./cookies.js";
 import { CSRF_FIELD, formOf, PRESIGN_COOKIE, sameSecret } from "./csrf.js";
 import { layout, notice } from "./layout.js";
 import { cookieOptions } from "./session.js";
-import { DEFAULT_SIGN_IN_LIMIT, presignOf } from "./sign-in.js";
-import { addressKey, SignInLimits } from "./sign-in-limits.js";
+import { addressKey, DEFAULT_SIGN_IN_LIMIT, presignOf } from "./sign-in.js";
 import { joinButtons } from "./upstream.js";
 import { openUserSession } from "./user-session.js";
 
 export function invitationRoutes(deps: WebDeps, headers: MiddlewareHandler): Hono<WebEnv> {
   const route = new Hono<WebEnv>();
   const clock = deps.clock ?? (() => new Date());
-  const limits = new SignInLimits(
+  const limits = new FailureLimits(
     deps.signInRateLimiter ?? new MemoryRateLimiter({ limit: DEFAULT_SIGN_IN_LIMIT }),
     clock,
   );

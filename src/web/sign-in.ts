@@ -2,7 +2,7 @@
  * Sign-in (issues 13 and 12 item 4), one page shared by the web app and the OAuth authorization flow
  * (which sends the browser here with `next=`): a username (or email) and password, a pasted personal
  * access token, and the slot `methods` for other ways (an upstream provider). Every form is protected by
- * a double-submit CSRF value; failures are counted per address and per account (sign-in-limits.ts).
+ * a double-submit CSRF value; failures are counted per address and per account (http/failure-limits.ts).
  *
  * A wrong password and an unknown user get the same answer after the same work (core/password.ts checks
  * a decoy hash when there is no user). Every sign-in issues a new session id and ends the browser's
@@ -14,6 +14,7 @@ import { verifyPassword } from "../core/password.js";
 import { findSignInUser } from "../db/credentials.repo.js";
 import { authenticate } from "../http/auth.js";
 import { clientAddress } from "../http/client-address.js";
+import { FailureLimits } from "../http/failure-limits.js";
 import { MemoryRateLimiter } from "../http/rate-limit-memory.js";
 import type { WebDeps, WebEnv } from "./context.js";
 import { getCookie, setCookie } from "./cookies.js";
@@ -27,12 +28,14 @@ import {
   randomId,
   resolveSession,
 } from "./session.js";
-import { accountKey, addressKey, SignInLimits } from "./sign-in-limits.js";
 import { signInButtons } from "./upstream.js";
 import { openUserSession } from "./user-session.js";
 
 /** Sign-in attempts per minute per address when the app is given no limiter of its own. */
 export const DEFAULT_SIGN_IN_LIMIT = 10;
+/** The keys sign-in failures are counted under: per client address (every method) and per account typed. */
+export const addressKey = (address: string) => `web-signin:ip:${address}`;
+export const accountKey = (login: string) => `web-signin:account:${login.trim().toLowerCase()}`;
 export const WRONG_PASSWORD = "Sign-in refused: wrong username or password.";
 const MAX_LOGIN_LENGTH = 320;
 
@@ -95,7 +98,7 @@ export function presignOf(c: Context<WebEnv>): string {
 export function signInRoutes(deps: WebDeps, headers: MiddlewareHandler): Hono<WebEnv> {
   const route = new Hono<WebEnv>();
   const clock = deps.clock ?? (() => new Date());
-  const limits = new SignInLimits(
+  const limits = new FailureLimits(
     deps.signInRateLimiter ?? new MemoryRateLimiter({ limit: DEFAULT_SIGN_IN_LIMIT }),
     clock,
   );

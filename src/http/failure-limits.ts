@@ -1,12 +1,15 @@
 /**
- * Failed sign-ins are counted through the RateLimiter seam per key: per client address for every method,
- * and per account (the name typed, known or not) for passwords. Past the limit the key is refused, even
- * with the right credential, until the limiter's Retry-After has passed; successes cost nothing. Unknown
- * and known accounts are counted and refused alike, so the limit tells nothing about who exists.
+ * Failures counted through the RateLimiter seam per key; past the limit the key is refused, even with the
+ * right credential, until the limiter's Retry-After has passed; successes cost nothing.
+ *
+ * - Web sign-in and invitations: per client address for every method, and per account (the name typed,
+ *   known or not) for passwords. Unknown and known accounts are counted and refused alike, so the limit
+ *   tells nothing about who exists.
+ * - The OAuth token and revocation endpoints: per client address (oauth-token-route.ts).
  */
-import type { RateLimiter } from "../http/context.js";
+import type { RateLimiter } from "./context.js";
 
-export class SignInLimits {
+export class FailureLimits {
   private readonly blockedUntil = new Map<string, number>();
 
   constructor(
@@ -42,6 +45,3 @@ export class SignInLimits {
     this.blockedUntil.set(key, this.clock().getTime() + verdict.retryAfterSeconds * 1000);
   }
 }
-
-export const addressKey = (address: string) => `web-signin:ip:${address}`;
-export const accountKey = (login: string) => `web-signin:account:${login.trim().toLowerCase()}`;

@@ -799,6 +799,26 @@ export const userCredentials = sqliteTable("user_credentials", {
 });
 
 /**
+ * Browsers a user has signed in from with their password (OWASP's device cookies): one that shows its
+ * cookie for the account it signs in to is held by its own failure limit instead of the account's, so
+ * guessing at a username cannot lock its owner out. Only the SHA-256 of the cookie's secret is stored; a
+ * row proves nothing but "this browser once knew the password" and grants no access.
+ */
+export const trustedDevices = sqliteTable(
+  "trusted_devices",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    secretHash: text("secret_hash").notNull().unique(),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    createdAt: createdAt(),
+    expiresAt: text("expires_at").notNull(),
+  },
+  (t) => [index("trusted_devices_user").on(t.userId)],
+);
+
+/**
  * The tokens a password, invitation or upstream sign-in acts through (credentials.repo.ts): rows of
  * `tokens` whose value nobody ever saw. Not PATs: not listed with them, and revoked with their session.
  */

@@ -1,5 +1,5 @@
 /**
- * The two cookies of the web app, read and written by hand: hono/cookie's general parser and serializer
+ * The cookies of the web app (session, pre-sign-in CSRF, device), read and written by hand: hono/cookie's general parser and serializer
  * weigh ~1 KiB gzip in the Worker bundle for what is one name=value lookup and one attribute list here.
  * Values are ours (base64url), so they need no escaping.
  */

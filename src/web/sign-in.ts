@@ -19,6 +19,7 @@ import { MemoryRateLimiter } from "../http/rate-limit-memory.js";
 import type { WebDeps, WebEnv } from "./context.js";
 import { getCookie, setCookie } from "./cookies.js";
 import { CSRF_FIELD, formOf, PRESIGN_COOKIE, sameSecret } from "./csrf.js";
+import { knownDevice, trustThisDevice } from "./device-cookie.js";
 import { type Html, layout, notice } from "./layout.js";
 import {
   closeSession,
@@ -127,7 +128,9 @@ export function signInRoutes(deps: WebDeps, headers: MiddlewareHandler): Hono<We
     const byPassword = form.method === "password" || (form.method !== "token" && form.token === undefined);
     const login = (form.login ?? "").trim().slice(0, MAX_LOGIN_LENGTH);
     const keys = [addressKey(clientAddress(c, deps.trustedProxies ?? []))];
-    if (byPassword) keys.push(accountKey(login));
+    // A browser that signed in to this account before is limited on its own key, not the account's.
+    const device = byPassword ? await knownDevice(c, deps.database, clock()) : undefined;
+    if (byPassword) keys.push(device?.names(login) ? device.key : accountKey(login));
     const blocked = limits.blockedForAny(keys);
     if (blocked !== undefined) {
       c.header("Retry-After", String(blocked));
@@ -158,6 +161,7 @@ export function signInRoutes(deps: WebDeps, headers: MiddlewareHandler): Hono<We
       const user = await deps.database.read((ex) => findSignInUser(ex, login));
       const ok = await verifyPassword(form.password ?? "", user?.passwordHash);
       if (!ok || !user) return refuse("wrong username or password", WRONG_PASSWORD);
+      await trustThisDevice(c, deps.database, user.id, device, clock());
       const opened = await openUserSession(c, deps, { userId: user.id, method: "password", next });
       if (!opened) {
         return show(

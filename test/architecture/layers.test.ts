@@ -101,12 +101,14 @@ describe("layer rules (docs/ARCHITECTURE.md)", () => {
   });
 
   it("the web app uses no repository but its sessions: everything else goes through the registry", () => {
-    // Sign-in (issue 12 item 4) also reads users' credentials and memberships and accepts invitations.
+    // Sign-in (issue 12 item 4) also reads users' credentials and memberships, accepts invitations and
+    // remembers the browsers a password signed in from (device cookies).
     const allowed = new Set([
       "db/sessions.repo.ts",
       "db/database.ts",
       "db/credentials.repo.ts",
       "db/account-ops.ts",
+      "db/trusted-devices.repo.ts",
     ]);
     const broken: string[] = [];
     for (const file of files.filter((f) => layerOf(f) === "web")) {

@@ -4,6 +4,7 @@
  * per account; session rotation; the workspace chooser; a password change ending the user's other
  * sessions; hashes at rest.
  */
+import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseIpRange } from "../../src/core/ip-ranges.js";
 import { setPasswordOp } from "../../src/db/account-ops.js";
@@ -31,7 +32,8 @@ async function signInFrom(client: WebClient, login: string, password: string, ad
   };
   const body = new URLSearchParams({ _csrf: client.csrf, method: "password", login, password, next: "/" });
   const res = await fetch(`${server.url}/signin`, { method: "POST", headers, body, redirect: "manual" });
-  for (const line of res.headers.getSetCookie()) {
+  const setCookies = res.headers.getSetCookie();
+  for (const line of setCookies) {
     const [pair] = line.split(";");
     const eq = (pair ?? "").indexOf("=");
     const name = (pair ?? "").slice(0, eq);
@@ -39,7 +41,7 @@ async function signInFrom(client: WebClient, login: string, password: string, ad
     if (value === "" || /max-age=0/i.test(line)) client.cookies.delete(name);
     else client.cookies.set(name, value);
   }
-  return { status: res.status, location: res.headers.get("location"), text: await res.text() };
+  return { status: res.status, location: res.headers.get("location"), text: await res.text(), setCookies };
 }
 
 /** The visible answer without what differs per request (the CSRF value, the typed name). */
@@ -60,6 +62,8 @@ beforeAll(async () => {
   await addUser("tokenonly");
   for (let i = 0; i < 3; i++) await addUser(`timer${i}`, `timer password ${i}`);
   await addUser("lin", "lin password 1");
+  await addUser("dev", "dev password 1");
+  await addUser("roam", "roam password 1");
   await createWorkspaceOp(server.database, cli(), { slug: "second", name: "Second team" });
   await addUser("multi", "multi password 1", "default", "editor");
   await addMemberOp(server.database, cli(), { username: "multi", role: "viewer", workspace: "second" });
@@ -174,6 +178,72 @@ describe("password sign-in", () => {
     expect(
       (await signInFrom(new WebClient(server.url), "multi", "multi password 1", "10.7.7.8")).status,
     ).toBe(303);
+  });
+
+  it("a browser that signed in before is not locked out by guesses at its account from elsewhere (device cookie)", async () => {
+    const owner = new WebClient(server.url);
+    const first = await signInFrom(owner, "dev", "dev password 1", "10.5.0.1");
+    expect(first.status).toBe(303);
+    const line = first.setCookies.find((l) => l.startsWith("rqx_device=")) as string;
+    expect(line).toMatch(
+      /^rqx_device=[A-Za-z0-9_-]{43}; Path=\/signin; SameSite=Lax; Max-Age=15552000; HttpOnly$/,
+    );
+    const secret = owner.cookies.get("rqx_device") as string;
+    // Someone guesses at "dev" from many addresses until the account is blocked.
+    for (let i = 0; i <= LIMIT; i++) {
+      const reply = await signInFrom(new WebClient(server.url), "dev", "guess guess guess", `10.6.0.${i}`);
+      expect(reply.status).toBe(401);
+    }
+    const stranger = await signInFrom(new WebClient(server.url), "dev", "dev password 1", "10.6.1.1");
+    expect(stranger.status).toBe(429);
+    // The owner's browser, from an address that has not failed, signs in; the cookie stays as it was.
+    const again = await signInFrom(owner, "dev", "dev password 1", "10.5.0.2");
+    expect(again.status).toBe(303);
+    expect(again.setCookies.some((l) => l.startsWith("rqx_device="))).toBe(false);
+    expect(owner.cookies.get("rqx_device")).toBe(secret);
+    // The cookie is not a credential: a wrong password from that browser is refused, and counted on the
+    // device's own key until that browser too is blocked.
+    for (let i = 0; i <= LIMIT; i++) {
+      expect((await signInFrom(owner, "dev", "wrong from the owner", `10.5.1.${i}`)).status).toBe(401);
+    }
+    expect((await signInFrom(owner, "dev", "dev password 1", "10.5.2.1")).status).toBe(429);
+    // Naming another account, the cookie is no help: that account's own limit applies.
+    for (let i = 0; i <= LIMIT; i++) {
+      await signInFrom(new WebClient(server.url), "ghost-of-dev", "guess guess guess", `10.6.2.${i}`);
+    }
+    const other = new WebClient(server.url);
+    other.cookies.set("rqx_device", secret);
+    expect((await signInFrom(other, "ghost-of-dev", "guess", "10.6.3.1")).status).toBe(429);
+    // Only the secret's SHA-256 is stored.
+    const rows = (await server.database.client.execute("SELECT secret_hash FROM trusted_devices")).rows;
+    expect(rows.length).toBeGreaterThan(0);
+    expect(JSON.stringify(rows)).not.toContain(secret);
+    expect(rows.map((r) => r.secret_hash)).toContain(createHash("sha256").update(secret).digest("hex"));
+  });
+
+  it("a browser keeps one device cookie: signing in as another user replaces it, and a user keeps ten at most", async () => {
+    const shared = new WebClient(server.url);
+    expect((await signInFrom(shared, "ada", "correct horse battery", "10.4.0.1")).status).toBe(303);
+    const adas = shared.cookies.get("rqx_device") as string;
+    expect((await signInFrom(shared, "multi", "multi password 1", "10.4.0.2")).status).toBe(303);
+    const multis = shared.cookies.get("rqx_device") as string;
+    expect(multis).not.toBe(adas);
+    const hashes = async () =>
+      (await server.database.client.execute("SELECT secret_hash FROM trusted_devices")).rows.map(
+        (r) => r.secret_hash,
+      );
+    const sha = (v: string) => createHash("sha256").update(v).digest("hex");
+    expect(await hashes()).not.toContain(sha(adas));
+    expect(await hashes()).toContain(sha(multis));
+    for (let i = 0; i < 12; i++) {
+      expect(
+        (await signInFrom(new WebClient(server.url), "roam", "roam password 1", `10.4.1.${i}`)).status,
+      ).toBe(303);
+    }
+    const roams = await server.database.client.execute(
+      "SELECT count(*) AS n FROM trusted_devices JOIN users ON users.id = user_id WHERE username = 'roam'",
+    );
+    expect(Number(roams.rows[0]?.n)).toBe(10);
   });
 
   it("a member of several workspaces chooses one after sign-in and can switch; each switch is a new session", async () => {

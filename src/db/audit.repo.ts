@@ -4,6 +4,7 @@
  */
 import { and, desc, eq, sql } from "drizzle-orm";
 import type { Executor } from "./database.js";
+import { jsonRowsSelect } from "./json-rows.js";
 import { auditEvents } from "./schema.js";
 
 export interface AuditEventInput {
@@ -47,38 +48,35 @@ export async function recordAudit(ex: Executor, event: AuditEventInput): Promise
 }
 
 /**
- * Inserts audit rows in one statement, in order: the rows travel as one JSON array parameter through
- * `json_each`, so the SQL text is the same for any number of rows. Each statement is parsed again by the
- * client (neither libSQL client caches prepared statements), and this keeps that to one short parse per
- * batch instead of a query built by drizzle and a prepare per row (issue 16: a third of a read's cost on
- * the faces went to its audit row).
+ * Inserts audit rows in one statement, in order: the rows travel as one JSON parameter through
+ * `json_each` (json-rows.ts), so a batch is one short parse instead of a query built by drizzle and a
+ * prepare per row. The columns every row of the batch shares (a read burst: the same caller, method, tool,
+ * outcome) are bound once, and only those that vary (request id, duration, ...) are read out of each row's
+ * JSON: each `value ->> k` parses the row again, and twelve of them were ~5 of a row's ~6.5 µs
+ * (bench/faces-read.ts, issue 16: the audit row is most of what a read costs the faces beyond the read).
  */
 export async function recordAudits(ex: Executor, events: readonly AuditEventInput[]): Promise<void> {
   if (events.length === 0) return;
-  const rows = JSON.stringify(
-    events.map((e) => [
-      e.workspaceId,
-      e.userId,
-      e.tokenId,
-      e.channel,
-      e.method,
-      e.target ?? null,
-      e.referenceId ?? null,
-      e.outcome,
-      e.errorCode ?? null,
-      e.requestId ?? null,
-      e.durationMs === undefined || e.durationMs === null ? null : Math.round(e.durationMs),
-      e.createdAt ?? null,
-    ]),
-  );
-  // The created_at default is the schema's (ISO-8601 UTC with milliseconds), from the database's clock.
+  const rows = events.map((e) => [
+    e.workspaceId,
+    e.userId,
+    e.tokenId,
+    e.channel,
+    e.method,
+    e.target ?? null,
+    e.referenceId ?? null,
+    e.outcome,
+    e.errorCode ?? null,
+    e.requestId ?? null,
+    e.durationMs === undefined || e.durationMs === null ? null : Math.round(e.durationMs),
+    e.createdAt ?? null,
+  ]);
   await ex.run(sql`INSERT INTO audit_events (workspace_id, user_id, token_id, channel, method, target,
-      reference_id, outcome, error_code, request_id, duration_ms, created_at)
-    SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5, value ->> 6,
-      value ->> 7, value ->> 8, value ->> 9, value ->> 10,
-      coalesce(value ->> 11, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
-    FROM json_each(${rows}) ORDER BY key`);
+      reference_id, outcome, error_code, request_id, duration_ms, created_at) ${jsonRowsSelect(rows, CREATED_AT)}`);
 }
+
+/** created_at, when a row names none: the schema's default (ISO-8601 UTC with milliseconds), the database's clock. */
+const CREATED_AT = [...Array(11).fill(undefined), sql`strftime('%Y-%m-%dT%H:%M:%fZ', 'now')`];
 
 /** Newest first. */
 export async function listAuditEvents(

@@ -13,9 +13,13 @@ export type JsonCell = string | number | null;
 
 /**
  * `SELECT <one expression per column> FROM json_each(<rows>) ORDER BY key`: constant columns as
- * parameters, the others as `value ->> k`. Rows keep their order (`ORDER BY key`).
+ * parameters, the others as `value ->> k`. Rows keep their order (`ORDER BY key`). `defaults[c]`, where
+ * given, is what column c is when its cell is null (`coalesce`; a column null in every row is just it).
  */
-export function jsonRowsSelect(rows: readonly (readonly JsonCell[])[]): SQL {
+export function jsonRowsSelect(
+  rows: readonly (readonly JsonCell[])[],
+  defaults: readonly (SQL | undefined)[] = [],
+): SQL {
   const first = rows[0] ?? [];
   const width = first.length;
   const constant: boolean[] = [];
@@ -29,7 +33,14 @@ export function jsonRowsSelect(rows: readonly (readonly JsonCell[])[]): SQL {
   const expressions: SQL[] = [];
   let k = 0;
   for (let c = 0; c < width; c++) {
-    expressions.push(constant[c] ? sql`${first[c] ?? null}` : sql.raw(`value ->> ${k++}`));
+    const fallback = defaults[c];
+    if (constant[c]) {
+      const v = first[c] ?? null;
+      expressions.push(v === null && fallback ? fallback : sql`${v}`);
+    } else {
+      const cell = sql.raw(`value ->> ${k++}`);
+      expressions.push(fallback ? sql`coalesce(${cell}, ${fallback})` : cell);
+    }
   }
   const payload = JSON.stringify(rows.map((row) => varying.map((c) => row[c] ?? null)));
   return sql`SELECT ${sql.join(expressions, sql`, `)} FROM json_each(${payload}) ORDER BY key`;

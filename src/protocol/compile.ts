@@ -243,10 +243,11 @@ export function renderSuccess<Ctx extends BaseContext>(
     return { text: textOf(shown), content: shown, ...structured };
   }
   if (registry.renderResult) return registry.renderResult(output);
-  return {
+  const rendered: RenderedResult = {
     text: typeof output === "string" ? output : JSON.stringify(output, null, 2),
-    ...(isPlainObject(output) ? { structured: output } : {}),
   };
+  if (isPlainObject(output)) rendered.structured = output;
+  return rendered;
 }
 
 /** The text items of a content list, joined (what a text-only reader of the result sees). */

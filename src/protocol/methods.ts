@@ -39,7 +39,7 @@ import {
 import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/server";
 import { RpcCode } from "../core/error-table.js";
 import { DomainError, type FieldError, isDomainError } from "../core/errors.js";
-import type { BaseContext } from "../core/registry.js";
+import type { BaseContext, RenderedResult } from "../core/registry.js";
 import {
   type CompiledTool,
   completionResult,
@@ -82,7 +82,7 @@ export type { RpcError } from "./rpc-errors.js";
  * that fails is the call's failure). tools/call renders; the web app takes the output as it is. A
  * `refusal` (the connection's tool selection) fails the call instead of running it.
  */
-export async function invokeTool<Ctx extends BaseContext, T>(
+export function invokeTool<Ctx extends BaseContext, T>(
   env: Pick<MethodEnv<Ctx>, "context" | "observe">,
   tool: CompiledTool<Ctx>,
   args: Record<string, unknown>,
@@ -90,6 +90,7 @@ export async function invokeTool<Ctx extends BaseContext, T>(
   finish: (output: unknown) => T,
   refusal?: DomainError,
 ): Promise<Outcome<T>> {
+  // Not async itself: runOperation's promise is the outcome (one promise and its ticks fewer per call).
   return runOperation(env.observe, "tools/call", tool.def.name, args, async (op) => {
     if (refusal) throw refusal;
     return finish(await tool.def.handler(parseToolInput(tool, args), env.context(base, op)));
@@ -168,17 +169,20 @@ const methods: Record<string, Method> = {
       tool,
       args,
       withConversation(baseContext(env, raw), conversation),
-      (output) =>
+      (output) => {
         // reference_id is only for the observer (the audit target of a create); the client gets the rendering.
-        Object.assign(renderSuccess(tool, output), { reference_id: referenceOf(args, output) }),
+        const rendered: RenderedResult & { reference_id?: string | undefined } = renderSuccess(tool, output);
+        rendered.reference_id = referenceOf(args, output);
+        return rendered;
+      },
       refusal,
     );
     if (outcome.ok) {
       const rendered = outcome.value;
+      const result: Result = { content: contentOf(rendered) };
       // Structured content only where the tool advertises an output schema.
-      const structured =
-        rendered.structured && tool.def.output ? { structuredContent: rendered.structured } : {};
-      return { content: contentOf(rendered), ...structured };
+      if (rendered.structured && tool.def.output) result.structuredContent = rendered.structured;
+      return result;
     }
     if (conversation && outcome.error instanceof InputNeeded)
       return conversation.inputRequired(outcome.error);

@@ -56,9 +56,26 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
+/**
+ * Ids seen lately and what they normalise to: every tools/call asks twice (its rendering's reference and
+ * the observer's), and a busy server asks about the same few ids again and again. Short strings only, and
+ * dropped whole when full, so it never holds more than a few kilobytes.
+ */
+const recentReferences = new Map<string, string | null>();
+
 /** A known prefix is normalised (`us-47` → `US-047`); any other `PREFIX-123` shape is kept upper-cased. */
 function asReference(value: unknown): string | undefined {
   if (typeof value !== "string") return undefined;
+  if (value.length > 32) return normalised(value);
+  const seen = recentReferences.get(value);
+  if (seen !== undefined) return seen ?? undefined;
+  const reference = normalised(value);
+  if (recentReferences.size >= 256) recentReferences.clear();
+  recentReferences.set(value, reference ?? null);
+  return reference;
+}
+
+function normalised(value: string): string | undefined {
   const known = kindOfReference(value)?.reference;
   if (known) return known;
   return /^[A-Za-z]{1,10}-\d{1,12}$/.test(value) ? value.toUpperCase() : undefined;

@@ -16,7 +16,7 @@ import { type SQL, sql } from "drizzle-orm";
 import type { Executor } from "./database.js";
 import { averageRowLength, idf, ownScores, phrasesOf, weightedFrequency } from "./search-scoring.js";
 import { snippetPhrases } from "./search-snippet.js";
-import { splitPage } from "./search-split.js";
+import { prepareSample, splitPage } from "./search-split.js";
 
 /** Most matches one query ranks; the rest of a larger match set is not returned. */
 export const RANKED_CANDIDATES = 5000;
@@ -223,6 +223,8 @@ async function probeMatches(ex: Executor, s: Scoping, q: RankQuery): Promise<Pro
  * wrong answer.
  */
 async function largeFirstPage(ex: Executor, s: Scoping, q: RankQuery): Promise<RankedPage> {
+  const lo = q.workspaceId * WORKSPACE_SPAN;
+  if (phrasesOf(q.phrases).length > 1) await prepareSample(ex, lo, lo + WORKSPACE_SPAN - 1);
   const probe = await probeMatches(ex, s, q);
   const few = probe.exact || probe.n <= (1 - PROBE_MARGIN) * RANKED_CANDIDATES;
   const many = !probe.exact && probe.n >= (1 + PROBE_MARGIN) * RANKED_CANDIDATES;
@@ -234,8 +236,9 @@ async function largeFirstPage(ex: Executor, s: Scoping, q: RankQuery): Promise<R
     if (titles.n > RANKED_CANDIDATES) return pageOf(await newestPage(ex, s, q, RANKED_CANDIDATES + 1), q);
     counted = titles.n;
   } else if (!few && q.exact < 0) {
-    // Near the bound: counted first (a walk of rowids in FTS5's own order, the cheapest); bm25() over a window
-    // that proves capped would cost more than that walk.
+    // Near the bound: counted first (a walk of rowids in FTS5's own order, the cheapest; counting on from the
+    // probe's last rowid costs the same: FTS5 walks to it); bm25() over a window that proves capped would
+    // cost more than that walk.
     counted = await countUpTo(ex, s, q, RANKED_CANDIDATES + 1);
     if (counted > RANKED_CANDIDATES) {
       const titles = await titlePage(ex, s, q);

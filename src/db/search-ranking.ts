@@ -186,7 +186,9 @@ export async function rankedPage(ex: Executor, q: RankQuery): Promise<RankedPage
  * How a large workspace's first page guesses whether a query has more than RANKED_CANDIDATES matches before
  * it pays for either answer: it counts its oldest PROBE_MATCHES matches (a walk of at most that many, in
  * FTS5's own order) and scales their count by the share of the workspace's rowids they span. Uniform rows
- * give ±3% at PROBE_MATCHES; a guess at least PROBE_MARGIN off the bound is taken, one nearer is counted.
+ * give ±3% at PROBE_MATCHES. A guess of few is taken (a wrong one costs bm25() over a window, then the title
+ * page without its count); a guess of many only PROBE_MARGIN or more above the bound, one nearer is counted
+ * (a wrong guess of many would cost the title page's walk before bm25()).
  */
 const PROBE_MATCHES = 1000;
 const PROBE_MARGIN = 0.1;
@@ -217,16 +219,17 @@ async function probeMatches(ex: Executor, s: Scoping, q: RankQuery): Promise<Pro
 /**
  * A large workspace's first page, in as few walks of the matches as the probe allows. bm25() costs each
  * word's walk over the whole index and ~2 µs a match, so it runs once the matches are known to be at most
- * RANKED_CANDIDATES: clearly few by the probe (then bm25Page's window counts them in the same walk; if it
- * proves capped, its size and lowest rowid spare titlePage its count), or counted by a walk of rowids. Clearly
- * many go straight to the title page, whose window counts them. A guess proven wrong costs a query, never a
- * wrong answer.
+ * RANKED_CANDIDATES: few by the probe (then bm25Page's window counts them in the same walk; near the bound,
+ * the newest window, whose size and lowest rowid spare titlePage its count if it proves capped), or counted by
+ * a walk of rowids. Clearly many go straight to the title page, whose window counts them. A guess proven wrong
+ * costs a query, never a wrong answer.
  */
 async function largeFirstPage(ex: Executor, s: Scoping, q: RankQuery): Promise<RankedPage> {
   const lo = q.workspaceId * WORKSPACE_SPAN;
   if (phrasesOf(q.phrases).length > 1) await prepareSample(ex, lo, lo + WORKSPACE_SPAN - 1);
   const probe = await probeMatches(ex, s, q);
-  const few = probe.exact || probe.n <= (1 - PROBE_MARGIN) * RANKED_CANDIDATES;
+  const few = probe.exact || probe.n <= RANKED_CANDIDATES;
+  const clearlyFew = probe.exact || probe.n <= (1 - PROBE_MARGIN) * RANKED_CANDIDATES;
   const many = !probe.exact && probe.n >= (1 + PROBE_MARGIN) * RANKED_CANDIDATES;
   let counted = probe.exact ? probe.n : undefined;
   let known: { low: number; n: number } | undefined;
@@ -251,9 +254,9 @@ async function largeFirstPage(ex: Executor, s: Scoping, q: RankQuery): Promise<R
   if (split === undefined) {
     // bm25() over a window of the matches, counting it in the same walk: ranked when it holds every match.
     // Counted or clearly few: the oldest window, as FTS5 walks a doclist forwards faster than backwards
-    // (30–40% at a million rows). Else the newest, whose size and lowest rowid spare the title page a walk
-    // of its own when it proves capped.
-    const oldestFirst = counted !== undefined || few;
+    // (30–40% at a million rows). Near the bound, the newest: if it proves capped, its size and lowest rowid
+    // spare the title page a walk of its own.
+    const oldestFirst = counted !== undefined || clearlyFew;
     const rows = await bm25Page(ex, s, q, RANKED_CANDIDATES + 1, oldestFirst);
     const n = Number(rows[0]?.n ?? 0);
     if (n <= RANKED_CANDIDATES) return pageOf(rows, q);

@@ -30,7 +30,9 @@ beforeAll(async () => {
   client = await h.connect(large);
   // "alpha beta": 2,250 rows spread evenly (each word in under a fifth of the rows, so bm25() ranks them);
   // "kappa lambda": every one of the oldest 1,200 rows, then one in fifty (1,716); "mango nectar": one in
-  // sixty of the oldest 20,000, then every one of the newest 4,800 (5,133); "widget gadget": about a third.
+  // sixty of the oldest 20,000, then every one of the newest 4,800 (5,133); "omega sigma": one in six of the
+  // oldest 5,400, then one in five (5,220; the probe scales its first 1,000 to about 4,600); "psi chi": one in
+  // five of the oldest 5,000, then one in six (4,666; scaled to 5,400); "widget gadget": about a third.
   await h.database.write(async (tx) => {
     const ws = large.workspaceId;
     await tx.run(sql`INSERT INTO epics (workspace_id, reference_id, title) VALUES (${ws}, 'EP-001', 'Epic')`);
@@ -40,7 +42,8 @@ beforeAll(async () => {
       INSERT INTO requirements (workspace_id, reference_id, user_story_id, title, description, type_id)
       WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ${ROWS})
       SELECT ${ws}, 'REQ-' || printf('%05d', i), (SELECT id FROM user_stories WHERE workspace_id = ${ws}),
-        CASE WHEN i > 22200 AND i % 45 = 0 THEN 'Mango nectar ' || i WHEN i <= 1200 AND i % 40 = 0 THEN 'Kappa ' || i
+        CASE WHEN i > 22200 AND i % 45 = 0 THEN 'Mango nectar ' || i WHEN i > 5400 AND i % 85 = 0 THEN 'Omega sigma ' || i
+             WHEN i <= 1200 AND i % 40 = 0 THEN 'Kappa ' || i
              WHEN i % 30 = 0 THEN 'Alpha rule ' || i WHEN i % 9 = 0 THEN 'Widget gadget ' || i ELSE 'Rule ' || i END,
         (CASE WHEN i % 6 = 0 THEN 'alpha ' ELSE '' END) || (CASE WHEN i % 18 = 0 THEN 'alpha ' ELSE '' END)
           || (CASE WHEN (i % 6 = 0 AND i % 4 != 0) OR (i % 13 = 0 AND i % 6 != 0) THEN 'beta ' ELSE '' END)
@@ -48,6 +51,8 @@ beforeAll(async () => {
           || (CASE WHEN i <= 1200 OR i % 50 = 0 THEN 'kappa lambda ' ELSE '' END)
           || (CASE WHEN i % 11 = 0 AND i <= 1200 THEN 'lambda ' ELSE '' END)
           || (CASE WHEN (i <= 20000 AND i % 60 = 0) OR i > 22200 THEN 'mango nectar ' ELSE '' END)
+          || (CASE WHEN (i <= 5400 AND i % 6 = 0) OR (i > 5400 AND i % 5 = 0) THEN 'omega sigma ' ELSE '' END)
+          || (CASE WHEN (i <= 5000 AND i % 5 = 0) OR (i > 5000 AND i % 6 = 0) THEN 'psi chi ' ELSE '' END)
           || substr('filler filler filler filler filler filler filler filler filler filler filler filler filler filler filler filler filler filler filler filler filler filler filler filler filler filler filler filler filler ', 1, (i % 29) * 7) || 'item ' || i,
         (SELECT min(id) FROM requirement_types WHERE workspace_id = ${ws})
       FROM n`);
@@ -56,6 +61,11 @@ beforeAll(async () => {
 
 afterAll(async () => h?.close());
 
+const phrasesOf = (query: string) =>
+  query
+    .split(" ")
+    .map((w) => `"${w}"`)
+    .join(" ");
 const refs = (items: Item[]) => items.map((i) => i.reference_id);
 const num = (ref: string) => Number(ref.slice(4));
 
@@ -92,42 +102,33 @@ async function newestMatches(phrases: string): Promise<string[]> {
 }
 
 describe("fewer matches than are ranked: bm25()'s full ranking, whatever the probe guessed", () => {
-  test("spread evenly (the probe guesses few): bm25()'s order on the first page and over every page", async () => {
-    const expected = await bm25Order(h.database, large, '"alpha" "beta"');
-    expect(expected.length).toBeGreaterThan(1000);
-    expect(expected.length).toBeLessThan(RANKED_CANDIDATES);
-    const first = await ok<Results>(client, "search_requirements", { query: "alpha beta", limit: 25 });
-    expect(first.note).toBeUndefined();
-    expect(refs(first.items)).toEqual(expected.slice(0, 25));
-    const all = await allPages("alpha beta", 100);
-    expect(all.notes.every((n) => n === undefined)).toBe(true);
-    expect(refs(all.items)).toEqual(expected);
-  });
-
-  test("crowding the oldest rows (the probe guesses too many): still bm25()'s full ranking, every row once", async () => {
-    const expected = await bm25Order(h.database, large, '"kappa" "lambda"');
-    expect(expected.length).toBeGreaterThan(1000);
-    expect(expected.length).toBeLessThan(RANKED_CANDIDATES);
-    const first = await ok<Results>(client, "search_requirements", { query: "kappa lambda", limit: 20 });
-    expect(first.note).toBeUndefined();
-    expect(refs(first.items)).toEqual(expected.slice(0, 20));
-    const all = await allPages("kappa lambda", 100);
-    expect(all.notes.every((n) => n === undefined)).toBe(true);
-    expect(refs(all.items)).toEqual(expected);
-  });
+  for (const [query, why] of [
+    ["alpha beta", "spread evenly (the probe guesses few)"],
+    ["kappa lambda", "crowding the oldest rows (the probe guesses too many)"],
+    ["psi chi", "a little under the bound (the probe guesses just over it: they are counted)"],
+  ] as const) {
+    test(`${why}: bm25()'s order on the first page and over every page, every row once`, async () => {
+      const expected = await bm25Order(h.database, large, phrasesOf(query));
+      expect(expected.length).toBeGreaterThan(1000);
+      expect(expected.length).toBeLessThan(RANKED_CANDIDATES);
+      const first = await ok<Results>(client, "search_requirements", { query, limit: 25 });
+      expect(first.note).toBeUndefined();
+      expect(refs(first.items)).toEqual(expected.slice(0, 25));
+      const all = await allPages(query, 100);
+      expect(all.notes.every((n) => n === undefined)).toBe(true);
+      expect(refs(all.items)).toEqual(expected);
+    }, 120_000);
+  }
 });
 
 describe("more matches than are ranked: the newest, title hits first, with the note", () => {
   for (const [query, why] of [
     ["widget gadget", "spread evenly (the probe guesses many)"],
     ["mango nectar", "crowding the newest rows (the probe guesses too few)"],
+    ["omega sigma", "a little over the bound (the probe guesses just under it)"],
   ] as const) {
     test(`${why}: the newest ${RANKED_CANDIDATES} once each across pages, title hits first`, async () => {
-      const phrases = query
-        .split(" ")
-        .map((w) => `"${w}"`)
-        .join(" ");
-      const newest = await newestMatches(phrases);
+      const newest = await newestMatches(phrasesOf(query));
       expect(newest.length).toBeGreaterThan(RANKED_CANDIDATES);
       const first = await ok<Results>(client, "search_requirements", { query, limit: 20 });
       expect(first.note).toBe(CAPPED_NOTE);

@@ -10,7 +10,8 @@
  * - bm25 costs about a microsecond per scored row, and walks each word's whole doclist (every workspace)
  *   once per query to weigh it. A query matching at most RANKED_CANDIDATES rows of the workspace is ranked
  *   exactly as full bm25 ranks it; one matching more returns its newest RANKED_CANDIDATES, reference id or
- *   title hits first, without bm25 (the answer says so and asks for more words).
+ *   title hits first, without bm25 (the answer says so and asks for more words). Which of the two a large
+ *   workspace's query is, a probe of its oldest matches guesses before either is paid for (probeMatches).
  */
 import { type SQL, sql } from "drizzle-orm";
 import type { Executor } from "./database.js";

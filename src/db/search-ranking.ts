@@ -186,10 +186,10 @@ export async function rankedPage(ex: Executor, q: RankQuery): Promise<RankedPage
 /**
  * How a large workspace's first page guesses whether a query has more than RANKED_CANDIDATES matches before
  * it pays for either answer: it counts its oldest PROBE_MATCHES matches (a walk of at most that many, in
- * FTS5's own order) and scales their count by the share of the workspace's rowids they span. Uniform rows
- * give ±3% at PROBE_MATCHES. A guess of few is taken (a wrong one costs bm25() over a window, then the title
- * page without its count); a guess of many only PROBE_MARGIN or more above the bound, one nearer is counted
- * (a wrong guess of many would cost the title page's walk before bm25()).
+ * FTS5's own order) and scales their count by the share they span of the workspace's rowids from the first
+ * match on. Uniform rows give ±3% at PROBE_MATCHES. A guess of few is taken (a wrong one costs bm25() over
+ * a window, then the title page without its count); a guess of many only PROBE_MARGIN or more above the
+ * bound, one nearer is counted (a wrong guess of many would cost the title page's walk before bm25()).
  */
 const PROBE_MATCHES = 1000;
 const PROBE_MARGIN = 0.1;
@@ -203,18 +203,18 @@ interface Probe {
 async function probeMatches(ex: Executor, s: Scoping, q: RankQuery): Promise<Probe> {
   const lo = q.workspaceId * WORKSPACE_SPAN;
   const hi = lo + WORKSPACE_SPAN - 1;
-  const rows = await ex.all<{ n: number; top: number | null; a: number | null; b: number | null }>(sql`
-    SELECT count(*) AS n, max(rid) AS top,
-      (SELECT min(id) FROM search_fts_docsize WHERE id BETWEEN ${lo} AND ${hi}) AS a,
+  // From the first match on: words that came into use late (a new feature's) are not diluted by older rows.
+  const rows = await ex.all<{ n: number; first: number | null; top: number | null; b: number | null }>(sql`
+    SELECT count(*) AS n, min(rid) AS first, max(rid) AS top,
       (SELECT max(id) FROM search_fts_docsize WHERE id BETWEEN ${lo} AND ${hi}) AS b
     FROM (SELECT f.rowid AS rid FROM search_fts f ${q.join}
           WHERE search_fts MATCH ${s.match} AND ${s.scope} AND ${q.where}
           ORDER BY f.rowid LIMIT ${PROBE_MATCHES})`);
   const n = Number(rows[0]?.n ?? 0);
   if (n < PROBE_MATCHES) return { n, exact: true };
-  const a = Number(rows[0]?.a ?? lo);
-  const spanned = Math.max(1, Number(rows[0]?.top ?? hi) - a + 1);
-  return { n: (n * Math.max(spanned, Number(rows[0]?.b ?? hi) - a + 1)) / spanned, exact: false };
+  const first = Number(rows[0]?.first ?? lo);
+  const spanned = Math.max(1, Number(rows[0]?.top ?? hi) - first + 1);
+  return { n: (n * Math.max(spanned, Number(rows[0]?.b ?? hi) - first + 1)) / spanned, exact: false };
 }
 
 /**

@@ -10,13 +10,14 @@
  * - bm25 costs about a microsecond per scored row, and walks each word's whole doclist (every workspace)
  *   once per query to weigh it. A query matching at most RANKED_CANDIDATES rows of the workspace is ranked
  *   exactly as full bm25 ranks it; one matching more returns its newest RANKED_CANDIDATES, reference id or
- *   title hits first, without bm25 (the answer says so and asks for more words).
+ *   title hits first, without bm25 (the answer says so and asks for more words). Which of the two a large
+ *   workspace's query is, a probe of its oldest matches guesses before either is paid for (probeMatches).
  */
 import { type SQL, sql } from "drizzle-orm";
 import type { Executor } from "./database.js";
 import { averageRowLength, idf, ownScores, phrasesOf, weightedFrequency } from "./search-scoring.js";
 import { snippetPhrases } from "./search-snippet.js";
-import { estimatedMatches, splitPage } from "./search-split.js";
+import { prepareSample, splitPage } from "./search-split.js";
 
 /** Most matches one query ranks; the rest of a larger match set is not returned. */
 export const RANKED_CANDIDATES = 5000;
@@ -183,41 +184,84 @@ export async function rankedPage(ex: Executor, q: RankQuery): Promise<RankedPage
 }
 
 /**
- * Below this many estimated matches a large workspace's first page ranks at once (the sample's estimate of a
- * few thousand matches is within ±40% or so: above it, a capped window is too likely to pay bm25() for nothing).
+ * How a large workspace's first page guesses whether a query has more than RANKED_CANDIDATES matches before
+ * it pays for either answer: it counts its oldest PROBE_MATCHES matches (a walk of at most that many, in
+ * FTS5's own order) and scales their count by the share they span of the workspace's rowids from the first
+ * match on. Uniform rows give ±3% at PROBE_MATCHES. A guess of few is taken (a wrong one costs bm25() over
+ * a window, then the title page without its count); a guess of many only PROBE_MARGIN or more above the
+ * bound, one nearer is counted (a wrong guess of many would cost the title page's walk before bm25()).
  */
-const FEW_MATCHES = 0.7 * RANKED_CANDIDATES;
+const PROBE_MATCHES = 1000;
+const PROBE_MARGIN = 0.1;
+
+interface Probe {
+  /** The matches, exact when fewer than PROBE_MATCHES, else scaled up from them. */
+  n: number;
+  exact: boolean;
+}
+
+async function probeMatches(ex: Executor, s: Scoping, q: RankQuery): Promise<Probe> {
+  const lo = q.workspaceId * WORKSPACE_SPAN;
+  const hi = lo + WORKSPACE_SPAN - 1;
+  // From the first match on: words that came into use late (a new feature's) are not diluted by older rows.
+  const rows = await ex.all<{ n: number; first: number | null; top: number | null; b: number | null }>(sql`
+    SELECT count(*) AS n, min(rid) AS first, max(rid) AS top,
+      (SELECT max(id) FROM search_fts_docsize WHERE id BETWEEN ${lo} AND ${hi}) AS b
+    FROM (SELECT f.rowid AS rid FROM search_fts f ${q.join}
+          WHERE search_fts MATCH ${s.match} AND ${s.scope} AND ${q.where}
+          ORDER BY f.rowid LIMIT ${PROBE_MATCHES})`);
+  const n = Number(rows[0]?.n ?? 0);
+  if (n < PROBE_MATCHES) return { n, exact: true };
+  const first = Number(rows[0]?.first ?? lo);
+  const spanned = Math.max(1, Number(rows[0]?.top ?? hi) - first + 1);
+  return { n: (n * Math.max(spanned, Number(rows[0]?.b ?? hi) - first + 1)) / spanned, exact: false };
+}
 
 /**
- * A large workspace's first page, in as few walks of the matches as the workspace's sample allows. bm25()
- * costs each word's walk over the whole index and ~2 µs a match, so it runs once the matches are known to be
- * at most RANKED_CANDIDATES: clearly few by the sample (then bm25Page's window counts them in the same walk;
- * if it proves capped, its size and lowest rowid spare titlePage its count), or counted by a walk of rowids.
- * A guess proven wrong costs a query, never a wrong answer.
+ * A large workspace's first page, in as few walks of the matches as the probe allows. bm25() costs each
+ * word's walk over the whole index and ~2 µs a match, so it runs once the matches are known to be at most
+ * RANKED_CANDIDATES: few by the probe (then bm25Page's window counts them in the same walk; near the bound,
+ * the newest window, whose size and lowest rowid spare titlePage its count if it proves capped), or counted by
+ * a walk of rowids. Clearly many go straight to the title page, whose window counts them. A guess proven wrong
+ * costs a query, never a wrong answer.
  */
 async function largeFirstPage(ex: Executor, s: Scoping, q: RankQuery): Promise<RankedPage> {
   const lo = q.workspaceId * WORKSPACE_SPAN;
-  const estimate = await estimatedMatches(ex, lo, lo + WORKSPACE_SPAN - 1, phrasesOf(q.phrases));
-  // Not clearly few: counted first (a walk of rowids in FTS5's own order, the cheapest); bm25() over a window
-  // that proves capped would cost more than that walk.
+  if (phrasesOf(q.phrases).length > 1) await prepareSample(ex, lo, lo + WORKSPACE_SPAN - 1);
+  const probe = await probeMatches(ex, s, q);
+  const few = probe.exact || probe.n <= RANKED_CANDIDATES;
+  const clearlyFew = probe.exact || probe.n <= (1 - PROBE_MARGIN) * RANKED_CANDIDATES;
+  const many = !probe.exact && probe.n >= (1 + PROBE_MARGIN) * RANKED_CANDIDATES;
+  let counted = probe.exact ? probe.n : undefined;
   let known: { low: number; n: number } | undefined;
-  const counted =
-    q.exact < 0 && estimate > FEW_MATCHES ? await countUpTo(ex, s, q, RANKED_CANDIDATES + 1) : undefined;
-  if (counted !== undefined && counted > RANKED_CANDIDATES) {
+  if (many && q.exact < 0) {
     const titles = await titlePage(ex, s, q);
     if (titles.page) return titles.page;
-    return pageOf(await newestPage(ex, s, q, RANKED_CANDIDATES + 1), q);
+    if (titles.n > RANKED_CANDIDATES) return pageOf(await newestPage(ex, s, q, RANKED_CANDIDATES + 1), q);
+    counted = titles.n;
+  } else if (!few && q.exact < 0) {
+    // Near the bound: counted first (a walk of rowids in FTS5's own order, the cheapest; counting on from the
+    // probe's last rowid costs the same: FTS5 walks to it); bm25() over a window that proves capped would
+    // cost more than that walk.
+    counted = await countUpTo(ex, s, q, RANKED_CANDIDATES + 1);
+    if (counted > RANKED_CANDIDATES) {
+      const titles = await titlePage(ex, s, q);
+      if (titles.page) return titles.page;
+      return pageOf(await newestPage(ex, s, q, RANKED_CANDIDATES + 1), q);
+    }
   }
   const split = phrasesOf(q.phrases).length > 1 && q.exact < 0 ? await splitRanked(ex, s, q) : undefined;
   if (split && split !== "capped") return { rows: split, boundary: SPLIT_BM25 };
   if (split === undefined) {
-    // bm25() over the newest window, counting it in the same walk: ranked when it holds every match, else
-    // its size and lowest rowid spare the title page a walk of its own. Every match counted: any order holds
-    // them all, and FTS5 walks a doclist forwards faster than backwards (~6%).
-    const rows = await bm25Page(ex, s, q, RANKED_CANDIDATES + 1, counted !== undefined);
+    // bm25() over a window of the matches, counting it in the same walk: ranked when it holds every match.
+    // Counted or clearly few: the oldest window, as FTS5 walks a doclist forwards faster than backwards
+    // (30–40% at a million rows). Near the bound, the newest: if it proves capped, its size and lowest rowid
+    // spare the title page a walk of its own.
+    const oldestFirst = counted !== undefined || clearlyFew;
+    const rows = await bm25Page(ex, s, q, RANKED_CANDIDATES + 1, oldestFirst);
     const n = Number(rows[0]?.n ?? 0);
     if (n <= RANKED_CANDIDATES) return pageOf(rows, q);
-    known = { low: Number(rows[0]?.low ?? 0), n };
+    if (!oldestFirst) known = { low: Number(rows[0]?.low ?? 0), n };
   }
   if (q.exact < 0) {
     const titles = await titlePage(ex, s, q, known);

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { AuthInfo } from "../../src/core/auth-info.js";
 import { snippetOf, snippetPhrases } from "../../src/db/search-snippet.js";
 import { createHarness, type Harness, ok } from "./harness.js";
-import { bm25Order, seedRequirements } from "./search-seed.js";
+import { bm25Order, rankedPages, seedRequirements } from "./search-seed.js";
 
 type Results = {
   items: { reference_id: string; score: number; snippet: string }[];
@@ -49,21 +49,8 @@ afterAll(async () => h?.close());
 
 const refs = (r: Results) => r.items.map((i) => i.reference_id);
 
-async function allPages(query: string, limit: number): Promise<Results["items"]> {
-  const items: Results["items"] = [];
-  let cursor: string | undefined;
-  do {
-    const r = await ok<Results>(client, "search_requirements", {
-      query,
-      limit,
-      ...(cursor ? { cursor } : {}),
-    });
-    expect(r.note).toBeUndefined();
-    items.push(...r.items);
-    cursor = r.next_cursor;
-  } while (cursor);
-  return items;
-}
+const allPages = (query: string, limit: number) =>
+  rankedPages<Results["items"][number]>(client, query, limit);
 
 describe("our own bm25 in a small workspace", () => {
   test("one word: exactly bm25()'s order, on one page and over many", async () => {

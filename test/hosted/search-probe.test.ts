@@ -13,7 +13,7 @@ import type { AuthInfo } from "../../src/core/auth-info.js";
 import { CAPPED_NOTE } from "../../src/db/search.repo.js";
 import { RANKED_CANDIDATES } from "../../src/db/search-ranking.js";
 import { createHarness, type Harness, ok } from "./harness.js";
-import { bm25Order } from "./search-seed.js";
+import { bm25Order, searchAllPages } from "./search-seed.js";
 
 type Item = { reference_id: string; title: string; score: number };
 type Results = { items: Item[]; next_cursor?: string; note?: string };
@@ -69,25 +69,7 @@ const phrasesOf = (query: string) =>
 const refs = (items: Item[]) => items.map((i) => i.reference_id);
 const num = (ref: string) => Number(ref.slice(4));
 
-async function allPages(
-  query: string,
-  limit: number,
-): Promise<{ items: Item[]; notes: (string | undefined)[] }> {
-  const items: Item[] = [];
-  const notes: (string | undefined)[] = [];
-  let cursor: string | undefined;
-  do {
-    const r = await ok<Results>(client, "search_requirements", {
-      query,
-      limit,
-      ...(cursor ? { cursor } : {}),
-    });
-    notes.push(r.note);
-    items.push(...r.items);
-    cursor = r.next_cursor;
-  } while (cursor);
-  return { items, notes };
-}
+const allPages = (query: string, limit: number) => searchAllPages<Item>(client, query, limit);
 
 /** Every match of the workspace, newest first: the newest RANKED_CANDIDATES are what a capped search lists. */
 async function newestMatches(phrases: string): Promise<string[]> {

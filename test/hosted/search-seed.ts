@@ -1,11 +1,14 @@
 /**
  * Bulk rows for the search tests: `rows` requirements in one new epic and story of `auth`'s workspace,
  * written with plain INSERTs (the tools would take minutes at these sizes); `title`/`text` give their words.
- * And the reference ranking the search tests compare against.
+ * And the reference ranking the search tests compare against, and every page of a search.
  */
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { sql } from "drizzle-orm";
+import { expect } from "vitest";
 import type { AuthInfo } from "../../src/core/auth-info.js";
 import type { Database } from "../../src/db/database.js";
+import { ok } from "./harness.js";
 
 export async function seedRequirements(
   database: Database,
@@ -37,4 +40,33 @@ export async function bm25Order(database: Database, auth: AuthInfo, phrases: str
       ORDER BY bm25(search_fts, 10.0, 5.0, 1.0, 0.0), rowid`),
   );
   return rows.map((r) => r.reference_id);
+}
+
+/** search_requirements for `query`, `limit` a page, following next_cursor to the end: the items in order, each page's note. */
+export async function searchAllPages<I>(
+  client: Client,
+  query: string,
+  limit: number,
+): Promise<{ items: I[]; notes: (string | undefined)[] }> {
+  const items: I[] = [];
+  const notes: (string | undefined)[] = [];
+  let cursor: string | undefined;
+  do {
+    const r = await ok<{ items: I[]; next_cursor?: string; note?: string }>(client, "search_requirements", {
+      query,
+      limit,
+      ...(cursor ? { cursor } : {}),
+    });
+    notes.push(r.note);
+    items.push(...r.items);
+    cursor = r.next_cursor;
+  } while (cursor);
+  return { items, notes };
+}
+
+/** Every page of a fully ranked search: none of them may carry the capped note. */
+export async function rankedPages<I>(client: Client, query: string, limit: number): Promise<I[]> {
+  const { items, notes } = await searchAllPages<I>(client, query, limit);
+  expect(notes.every((n) => n === undefined)).toBe(true);
+  return items;
 }

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { AuthInfo } from "../../src/core/auth-info.js";
 import { CAPPED_NOTE } from "../../src/db/search.repo.js";
 import { createHarness, type Harness, ok } from "./harness.js";
-import { bm25Order, seedRequirements } from "./search-seed.js";
+import { bm25Order, rankedPages, seedRequirements } from "./search-seed.js";
 
 type Results = {
   items: { reference_id: string; title: string; score: number }[];
@@ -68,17 +68,8 @@ afterAll(async () => h?.close());
 
 const refs = (r: Results["items"]) => r.map((i) => i.reference_id);
 
-async function allPages(c: Client, query: string, limit: number): Promise<Results["items"]> {
-  const items: Results["items"] = [];
-  let cursor: string | undefined;
-  do {
-    const r = await ok<Results>(c, "search_requirements", { query, limit, ...(cursor ? { cursor } : {}) });
-    expect(r.note).toBeUndefined();
-    items.push(...r.items);
-    cursor = r.next_cursor;
-  } while (cursor);
-  return items;
-}
+const allPages = (c: Client, query: string, limit: number) =>
+  rankedPages<Results["items"][number]>(c, query, limit);
 
 /** The ranking a cursor names (its bound: -2 is the split ranking). */
 const rankingOf = (cursor: string | undefined) =>

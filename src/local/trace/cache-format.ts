@@ -53,6 +53,12 @@ export interface EncodedEntries {
   cites: Int32Array;
   lengths: Int32Array;
   text: string;
+  /**
+   * Open-addressing table of row + 1 by path hash (`pathTable`), made when written so that a new process
+   * finds a path without hashing every stored one first. Trusted only as a hint: every hit is checked
+   * against the path, a miss is confirmed by a search of `paths`.
+   */
+  table?: Int32Array;
 }
 
 export const KINDS: readonly CitationKind[] = ["impl", "test", "doc"];
@@ -123,7 +129,31 @@ export function encodeEntries(entries: Iterable<[string, CacheEntry]>): EncodedE
     cites,
     lengths,
     text: text.join(""),
+    table: pathTable(paths),
   };
+}
+
+/** FNV-1a over a string's UTF-16 units (paths from the same source hash alike). */
+export function hashOf(s: string, from: number, to: number): number {
+  let h = 0x811c9dc5;
+  for (let i = from; i < to; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+  return h >>> 0;
+}
+
+/** The size of the path table for `n` rows minus one (a power of two, at most half full). */
+export const tableMask = (n: number): number => (1 << Math.ceil(Math.log2(n * 2 + 1))) - 1;
+
+/** The path table of `pathTable`'s rows (see EncodedEntries.table). */
+export function pathTable(paths: string[]): Int32Array {
+  const mask = tableMask(paths.length);
+  const table = new Int32Array(mask + 1);
+  for (let r = 0; r < paths.length; r++) {
+    const path = paths[r] as string;
+    let slot = hashOf(path, 0, path.length) & mask;
+    while (table[slot] !== 0) slot = (slot + 1) & mask;
+    table[slot] = r + 1;
+  }
+  return table;
 }
 
 /** Where each of the parts starts once joined by NUL, then one past the end + 1. */

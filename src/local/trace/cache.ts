@@ -73,7 +73,7 @@ interface Delta extends Facts {
 }
 
 const FORMAT = "reqlix-trace-cache";
-export const CACHE_VERSION = 8;
+export const CACHE_VERSION = 9;
 
 export function cacheDir(env: Readonly<Record<string, string | undefined>>): string {
   if (env.REQLIX_CACHE_DIR) return env.REQLIX_CACHE_DIR;

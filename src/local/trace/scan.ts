@@ -429,12 +429,7 @@ async function scanWith(
     if (entry.skipped) summary.skipped[entry.skipped]++;
     if (citationCount(entry) > 0) cited.push([path, entry]);
   };
-  if (rows)
-    rows.eachRow((r) => {
-      const skipped = rows.rowSkipped(r);
-      if (skipped) summary.skipped[skipped]++;
-      if (rows.rowCount(r) > 0) cited.push(r);
-    }, count);
+  if (rows) rows.tally(summary.skipped, cited, count);
   else for (const [path, entry] of entries) count(path, entry);
   let byFile: Map<string, Citation[]> | undefined;
   const untrackedMemo = await changes?.untrackedMemo;

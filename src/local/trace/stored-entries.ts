@@ -3,7 +3,7 @@
  * a few paths, so it finds those through a hash table over the stored paths and makes objects of only
  * their entries. Making 20,000 entry objects and a Map of them cost a new process ~60 ms of its ~200
  * (decoding, then the garbage collector copying and promoting what survives); coverage and the summary
- * read the untouched rows in place (`eachRow`). Everything else sees a Map: writes keep a Map's order (a
+ * read the untouched rows in place (`tally`, `eachRowFact`). Everything else sees a Map: writes keep a Map's order (a
  * set of a present path keeps its place, a new path goes last).
  */
 import {
@@ -12,8 +12,11 @@ import {
   Columns,
   check,
   type EncodedEntries,
+  hashOf,
   KINDS,
   NUMBERS,
+  pathTable,
+  tableMask,
   SKIPS,
   StoredEntry,
 } from "./cache-format.js";
@@ -29,21 +32,22 @@ function checkOffsets(at: unknown, joined: string, n: number): Int32Array {
   check(at instanceof Int32Array && at.length === n + 1);
   const offsets = at as Int32Array;
   check(offsets[0] === 0 && offsets[n] === joined.length + 1);
-  for (let i = 1; i <= n; i++) {
+  // No call in the loop but charCodeAt: a new process runs it before V8 has optimised it.
+  let ok = true;
+  let previous = 0;
+  for (let i = 1; i < n; i++) {
     const end = offsets[i] as number;
-    check(end > (offsets[i - 1] as number) && (i === n || joined.charCodeAt(end - 1) === 0));
+    if (end <= previous || joined.charCodeAt(end - 1) !== 0) {
+      ok = false;
+      break;
+    }
+    previous = end;
   }
+  check(ok && (offsets[n] as number) > previous);
   return offsets;
 }
 
-/** FNV-1a over a string's UTF-16 units (paths from the same source hash alike). */
-function hashOf(s: string, from: number, to: number): number {
-  let h = 0x811c9dc5;
-  for (let i = from; i < to; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
-  return h >>> 0;
-}
-
-/** Lookups answered by searching the joined paths before the hash table is built. */
+/** Lookups answered by searching the joined paths before a table of them is built (none stored). */
 const SEARCHES = 64;
 
 export class StoredEntries implements Map<string, CacheEntry> {
@@ -58,6 +62,10 @@ export class StoredEntries implements Map<string, CacheEntry> {
   /** Open-addressing table of row + 1 by path hash, built on the first lookup. */
   #table: Int32Array | undefined;
   #searches = 0;
+  /** The table was built here (not read from a file): its misses are misses. */
+  #trusted = false;
+  /** Rows found by a search: a visited path is looked up several times (has, get, set). */
+  #found = new Map<string, number>();
 
   constructor(
     private readonly paths: string,
@@ -71,39 +79,50 @@ export class StoredEntries implements Map<string, CacheEntry> {
     private readonly from: Int32Array,
     private readonly to: Int32Array,
     readonly rows: number,
+    table?: Int32Array,
   ) {
     this.#removed = new Uint8Array(rows);
+    this.#table = table;
   }
 
   #row(path: string): number {
     const n = this.rows;
     if (n === 0) return -1;
-    // A rescan looks up a few paths: each found by a search of the joined paths (native, ~10 µs), before
-    // a table of all is worth building (~6 ms in a new process).
-    if (this.#searches < SEARCHES) {
-      this.#searches++;
-      return this.#search(path);
-    }
+    let r = this.#found.get(path);
+    if (r !== undefined) return r;
     let table = this.#table;
-    const mask = (1 << Math.ceil(Math.log2(n * 2 + 1))) - 1;
-    if (!table) {
-      table = new Int32Array(mask + 1);
-      for (let r = 0; r < n; r++) {
-        let slot = hashOf(this.paths, this.pathAt[r] as number, (this.pathAt[r + 1] as number) - 1) & mask;
-        while (table[slot] !== 0) slot = (slot + 1) & mask;
-        table[slot] = r + 1;
+    if (!table && this.#searches < SEARCHES) {
+      // A few lookups: each a search of the joined paths (native, ~10 µs) rather than a table of all.
+      this.#searches++;
+      r = this.#search(path);
+    } else {
+      if (!table) {
+        const paths: string[] = new Array(n);
+        for (let i = 0; i < n; i++) paths[i] = this.rowPath(i);
+        table = pathTable(paths);
+        this.#table = table;
+        this.#trusted = true;
       }
-      this.#table = table;
+      r = this.#probe(table, path);
     }
+    this.#found.set(path, r);
+    return r;
+  }
+
+  /** The row of `path` by the table; a stored table is a hint: its misses are confirmed by a search. */
+  #probe(table: Int32Array, path: string): number {
+    const n = this.rows;
+    const mask = table.length - 1;
     let slot = hashOf(path, 0, path.length) & mask;
-    for (;;) {
+    for (let probes = 0; probes <= mask; probes++) {
       const r = (table[slot] as number) - 1;
-      if (r < 0) return -1;
+      if (r < 0 || r >= n) break;
       const start = this.pathAt[r] as number;
       if ((this.pathAt[r + 1] as number) - 1 - start === path.length && this.paths.startsWith(path, start))
         return r;
       slot = (slot + 1) & mask;
     }
+    return this.#trusted ? -1 : this.#search(path);
   }
 
   #search(path: string): number {
@@ -167,25 +186,38 @@ export class StoredEntries implements Map<string, CacheEntry> {
   }
 
   /**
-   * Every entry in order without making objects of the untouched rows: `row` gets a row's number (read it
-   * with rowSkipped, rowCount, eachRowFact), `entry` the others.
+   * The summary's pass: counts the untouched rows' skip reasons into `skipped` and pushes each with
+   * citations to `cited` (in one loop without calls: a new process runs it unoptimised); `entry` gets the
+   * others, in order.
    */
-  eachRow(row: (r: number) => void, entry: (path: string, entry: CacheEntry) => void): void {
+  tally(
+    skipped: { binary: number; too_large: number },
+    cited: (number | [string, CacheEntry])[],
+    entry: (path: string, entry: CacheEntry) => void,
+  ): void {
+    const { flags, from, to } = this;
+    const removed = this.#removed;
+    const made = this.#made;
+    const anyMade = made.size > 0;
+    let binary = 0;
+    let tooLarge = 0;
     for (let r = 0; r < this.rows; r++) {
-      if (this.#removed[r] !== 0) continue;
-      const made = this.#made.get(r);
-      if (made === undefined) row(r);
-      else entry(this.rowPath(r), made);
+      if (removed[r] !== 0) continue;
+      if (anyMade) {
+        const e = made.get(r);
+        if (e !== undefined) {
+          entry(this.rowPath(r), e);
+          continue;
+        }
+      }
+      const skip = (flags[r] as number) & 3;
+      if (skip === 1) binary++;
+      else if (skip === 2) tooLarge++;
+      if ((to[r] as number) > (from[r] as number)) cited.push(r);
     }
+    skipped.binary += binary;
+    skipped.too_large += tooLarge;
     for (const [path, e] of this.#tail) entry(path, e);
-  }
-
-  rowSkipped(r: number): "binary" | "too_large" | undefined {
-    return SKIPS[(this.flags[r] as number) & 3];
-  }
-
-  rowCount(r: number): number {
-    return (this.to[r] as number) - (this.from[r] as number);
   }
 
   /** The facts of an untouched row's citations, in order, with the row's list (see CitationVisitor). */
@@ -285,8 +317,12 @@ export function decodeEntries(data: EncodedEntries): StoredEntries {
   const textAt = new Int32Array(count);
   const from = new Int32Array(n);
   const to = new Int32Array(n);
+  const idCount = ids.length;
+  const textLength = text.length;
   let at = 0;
   let previousFile = -1;
+  // One pass without calls (a new process runs it unoptimised): the first bad number stops it.
+  let ok = true;
   for (let c = 0; c < count; c++) {
     const o = c * NUMBERS;
     const file = cites[o] as number;
@@ -294,17 +330,37 @@ export function decodeEntries(data: EncodedEntries): StoredEntries {
     const code = cites[o + 5] as number;
     const testLength = lengths[c * 2] as number;
     const snippetLength = lengths[c * 2 + 1] as number;
-    check(file >= 0 && file >= previousFile && file < n && id >= 0 && id < ids.length);
-    check((code & 3) < 3 && code >= 0 && code < 8 && (cites[o + 2] as number) >= 0);
-    check(testLength >= -1 && snippetLength >= 0);
-    if (file !== previousFile) from[file] = c;
+    if (
+      file < 0 ||
+      file < previousFile ||
+      file >= n ||
+      !(id >= 0 && id < idCount) ||
+      !(code >= 0 && code < 8 && (code & 3) !== 3) ||
+      !((cites[o + 2] as number) >= 0) ||
+      testLength < -1 ||
+      snippetLength < 0
+    ) {
+      ok = false;
+      break;
+    }
+    if (file !== previousFile) {
+      from[file] = c;
+      previousFile = file;
+    }
     to[file] = c + 1;
-    previousFile = file;
     textAt[c] = at;
-    at += Math.max(testLength, 0) + snippetLength;
-    check(at <= text.length);
+    at += (testLength > 0 ? testLength : 0) + snippetLength;
+    if (at > textLength) {
+      ok = false;
+      break;
+    }
   }
-  check(at === text.length);
+  check(ok && at === textLength);
   const columns = new Columns(ids, cites, lengths, text, textAt);
-  return new StoredEntries(data.paths, pathAt, data.blob, blobAt, stamps, flags, columns, from, to, n);
+  // A stored path table of the right shape is used as a hint (see #probe); any other is ignored.
+  const table =
+    data.table instanceof Int32Array && n > 0 && data.table.length === tableMask(n) + 1
+      ? data.table
+      : undefined;
+  return new StoredEntries(data.paths, pathAt, data.blob, blobAt, stamps, flags, columns, from, to, n, table);
 }

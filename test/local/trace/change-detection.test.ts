@@ -64,6 +64,27 @@ describe("a rescan sees every kind of change (memory and disk cache against a co
     expect(ids(await rescan(), "src/extra.ts")).toEqual(["AC-004", "REQ-601"]);
   });
 
+  it("a wrong path table in the cache file is only a hint: every path is still found, none twice", async () => {
+    const file = cacheFileFor(fx.cacheDir, fx.root);
+    const good = deserialize(await readFile(file));
+    const size = good.entries.table.length;
+    const tables = [
+      new Int32Array(size), // every path missed: each confirmed by a search
+      new Int32Array(size).fill(1), // every slot names the first row
+      Int32Array.from({ length: size }, (_, i) => (i * 7919) % 1000), // rows out of range too
+    ];
+    for (const [i, table] of tables.entries()) {
+      await writeFile(file, serialize({ ...good, entries: { ...good.entries, table } }));
+      await rm(`${file}.delta`, { force: true });
+      await fx.write("src/extra.ts", `// AC-004 and REQ-60${i}\n`);
+      const memory = await rescan();
+      expect(ids(memory, "src/extra.ts")).toEqual(["AC-004", `REQ-60${i}`]);
+      // Not a cold scan: the entries were used.
+      const again = await scanProject(fx.root, { env: fx.env, persist: true });
+      expect(again.read).toBeLessThan(again.files);
+    }
+  });
+
   it("a tracked file edited to the same size with its mtime put back", async () => {
     // git compares stat data in whole seconds: the ctime of this write must fall in a later second than
     // the one the index recorded, or git itself (and so the rescan) takes the file for unchanged.

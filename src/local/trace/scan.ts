@@ -18,7 +18,7 @@ import {
 import { type CitationFacts, citationCount, StoredEntry, withBlob } from "./cache-format.js";
 import { type Citation, type CitationKind, CitationMatcher } from "./citations.js";
 import { loadTraceConfig, type TraceConfig } from "./config.js";
-import type { CitationVisitor } from "./coverage.js";
+import type { CitationVisitor, CoverageTally } from "./coverage.js";
 import { FileReader, ReadStatus } from "./file-reader.js";
 import { type CommitCitation, commitsCiting } from "./git.js";
 import { type GitChanges, gitChanges } from "./git-changes.js";
@@ -46,8 +46,11 @@ export interface ScanResult extends ScanSummary {
   matcher: CitationMatcher;
   /** Citations by file, in file order (made when first read). */
   readonly byFile: Map<string, Citation[]>;
-  /** Visits every citation in the order of `byFile` without making objects of the stored ones. */
-  eachCitation(visit: CitationVisitor): void;
+  /**
+   * Visits every citation in the order of `byFile` without making objects of the stored ones; with a
+   * tally, counts those of untouched stored files in it instead (see CoverageTally).
+   */
+  eachCitation(visit: CitationVisitor, tally?: CoverageTally): void;
   commits: CommitCitation[];
   scanned_at: string;
   duration_ms: number;
@@ -494,13 +497,28 @@ async function scanWith(
       );
       return byFile;
     },
-    eachCitation(visit) {
+    eachCitation(visit, tally) {
       const facts: CitationFacts = { id: "", form: "hosted", kind: "impl", revision: null };
       // One list function for all files (a visitor calls it before the next citation): no closure per file.
       let row = 0;
       let entry: CacheEntry | undefined;
       const list = () => (entry ? entry.citations : (rows as StoredEntries).entryAt(row).citations);
-      for (const item of cited) {
+      const special = (r: number, c: number, index: number) => {
+        row = r;
+        entry = undefined;
+        (rows as StoredEntries).factsAt(c, facts);
+        visit(facts, list, index);
+      };
+      for (let k = 0; k < cited.length; k++) {
+        const item = cited[k] as number | [string, CacheEntry];
+        if (typeof item === "number" && tally) {
+          // A run of untouched rows: counted in place (see CoverageTally).
+          let end = k + 1;
+          while (end < cited.length && typeof cited[end] === "number") end++;
+          (rows as StoredEntries).tallyRows(cited, k, end, tally, special);
+          k = end - 1;
+          continue;
+        }
         if (typeof item === "number") {
           row = item;
           entry = undefined;

@@ -21,7 +21,7 @@ import {
   StoredEntry,
 } from "./cache-format.js";
 import type { Citation } from "./citations.js";
-import type { CitationVisitor } from "./coverage.js";
+import type { CitationVisitor, CoverageTally } from "./coverage.js";
 
 /**
  * Checks the stored offsets of the NUL-joined parts of `joined` (n + 1 of them): each part ends where the
@@ -218,6 +218,50 @@ export class StoredEntries implements Map<string, CacheEntry> {
     skipped.binary += binary;
     skipped.too_large += tooLarge;
     for (const [path, e] of this.#tail) entry(path, e);
+  }
+
+  /** The facts of stored citation `c` (see Columns.facts). */
+  factsAt(c: number, into: CitationFacts): void {
+    this.columns.facts(c, into);
+  }
+
+  /**
+   * Counts the citations of the untouched rows `items[start..end)` in `tally` in one loop without calls
+   * (a new process runs it unoptimised); `special(r, c, index)` gets those coverage must see one by one
+   * (an orphan's, a suspect), in order.
+   */
+  tallyRows(
+    items: readonly unknown[],
+    start: number,
+    end: number,
+    tally: CoverageTally,
+    special: (r: number, c: number, index: number) => void,
+  ): void {
+    const t = tally.table(this.columns.ids);
+    const { state, current, counts } = t;
+    const cites = this.columns.cites;
+    const { from, to } = this;
+    for (let k = start; k < end; k++) {
+      const r = items[k] as number;
+      const first = from[r] as number;
+      const last = to[r] as number;
+      for (let c = first; c < last; c++) {
+        const o = c * NUMBERS;
+        const id = cites[o + 1] as number;
+        const code = cites[o + 5] as number;
+        let s = state[id] as number;
+        if (s === 0) {
+          tally.resolve(t, id, code & 4 ? "reqlix" : "hosted");
+          s = state[id] as number;
+        }
+        const pin = cites[o + 2] as number;
+        if (s === 2 || (pin !== 0 && pin < (current[id] as number))) special(r, c, c - first);
+        else {
+          const at = id * 3 + (code & 3);
+          counts[at] = (counts[at] as number) + 1;
+        }
+      }
+    }
   }
 
   /** The facts of an untouched row's citations, in order, with the row's list (see CitationVisitor). */

@@ -5,7 +5,6 @@
  * rescan reads only what changed. No hosted dependency: the companion and the CLI share it.
  */
 import { lstatSync } from "node:fs";
-import { join } from "node:path";
 import picomatch from "picomatch";
 import {
   type CacheEntry,
@@ -295,6 +294,8 @@ async function scanWith(
   // First what each visited path needs (its cached entry, a drop, or a read), then the reads, then the
   // entries in the visit order (the order of the results).
   const steps: Step[] = [];
+  // Paths are relative and normalised (git's or the walk's): joined by hand, not by path.join (see recall).
+  const prefix = root.endsWith("/") ? root : `${root}/`;
   const toRead: string[] = [];
   const readSteps: Step[] = [];
   for (const path of paths) {
@@ -314,7 +315,7 @@ async function scanWith(
       }
     } else if (old && !old.racy) {
       // Otherwise a stat first: an unchanged file is not opened at all.
-      const info = lstatSync(join(root, path), { throwIfNoEntry: false });
+      const info = lstatSync(prefix + path, { throwIfNoEntry: false });
       if (!info?.isFile()) {
         steps.push({ path, drop: true }); // deleted, a symbolic link (never followed) or a submodule
         continue;
@@ -329,7 +330,7 @@ async function scanWith(
     const step: Step = { path, kind, blob, read: toRead.length };
     steps.push(step);
     readSteps.push(step);
-    toRead.push(join(root, path));
+    toRead.push(prefix + path);
   }
   const got: (CacheEntry | SkipReason | "unreadable" | "not_file")[] = new Array(toRead.length);
   const readFiles = (reader: FileReader) =>

@@ -59,6 +59,8 @@ export interface EncodedEntries {
    * against the path, a miss is confirmed by a search of `paths`.
    */
   table?: Int32Array;
+  /** Where each file's citations start in `cites` (in citations), then their count (n + 1 numbers). */
+  first?: Int32Array;
 }
 
 export const KINDS: readonly CitationKind[] = ["impl", "test", "doc"];
@@ -82,6 +84,7 @@ export function encodeEntries(entries: Iterable<[string, CacheEntry]>): EncodedE
   let count = 0;
   for (let i = 0; i < n; i++) count += (list[i] as [string, CacheEntry])[1].citations.length;
   const cites = new Int32Array(count * NUMBERS);
+  const first = new Int32Array(n + 1);
   const lengths = new Int32Array(count * 2);
   const text: string[] = [];
   let c = 0;
@@ -97,6 +100,7 @@ export function encodeEntries(entries: Iterable<[string, CacheEntry]>): EncodedE
       (e.skipped === "binary" ? 1 : e.skipped === "too_large" ? 2 : 0) |
       (e.racy ? 4 : 0) |
       (e.kind === undefined ? 0 : (KIND_CODE[e.kind] + 1) << 3);
+    first[i] = c;
     for (const cite of e.citations) {
       let id = idAt.get(cite.id);
       if (id === undefined) {
@@ -130,6 +134,7 @@ export function encodeEntries(entries: Iterable<[string, CacheEntry]>): EncodedE
     lengths,
     text: text.join(""),
     table: pathTable(paths),
+    first: ((first[n] = c), first),
   };
 }
 
@@ -188,9 +193,24 @@ export class Columns {
     readonly cites: Int32Array,
     readonly lengths: Int32Array,
     readonly text: string,
-    /** Where each citation's text (test name, then snippet) starts in `text`. */
-    readonly textAt: Int32Array,
+    /** Where each citation's text (test name, then snippet) starts in `text` (computed when first needed). */
+    private at?: Int32Array,
   ) {}
+
+  get textAt(): Int32Array {
+    if (!this.at) {
+      const count = this.lengths.length / 2;
+      const at = new Int32Array(count);
+      let sum = 0;
+      for (let c = 0; c < count; c++) {
+        at[c] = sum;
+        const testLength = this.lengths[c * 2] as number;
+        sum += (testLength > 0 ? testLength : 0) + (this.lengths[c * 2 + 1] as number);
+      }
+      this.at = at;
+    }
+    return this.at;
+  }
 
   facts(c: number, into: CitationFacts): void {
     const o = c * NUMBERS;

@@ -343,14 +343,43 @@ export class StoredEntries implements Map<string, CacheEntry> {
 
 /**
  * The entries back; throws when the data is not what `encodeEntries` writes (a corrupt file). Every column
- * is checked here, in one pass over the numbers: a citation decoded later cannot fail.
+ * is checked here, in one pass over the numbers: a citation decoded later cannot fail. `trusted`: the data
+ * is byte for byte what `encodeEntries` made (its checksum matched, see cache.ts), so only its shape is
+ * checked: the passes over every file and citation are what a new process's rescan spent most on.
  */
-export function decodeEntries(data: EncodedEntries): StoredEntries {
+export function decodeEntries(data: EncodedEntries, trusted = false): StoredEntries {
   const { stamps, flags, cites, lengths, text } = data;
   check(typeof data.paths === "string" && typeof data.blob === "string" && typeof data.ids === "string");
   check(stamps instanceof Float64Array && flags instanceof Uint8Array && typeof text === "string");
   check(cites instanceof Int32Array && lengths instanceof Int32Array);
   const n = flags.length;
+  const { first } = data;
+  if (
+    trusted &&
+    first instanceof Int32Array &&
+    first.length === n + 1 &&
+    data.pathAt instanceof Int32Array &&
+    data.pathAt.length === n + 1 &&
+    data.blobAt instanceof Int32Array &&
+    data.blobAt.length === n + 1
+  ) {
+    const ids = data.ids === "" ? [] : data.ids.split("\0");
+    const columns = new Columns(ids, cites, lengths, text);
+    const table = data.table instanceof Int32Array && n > 0 ? data.table : undefined;
+    return new StoredEntries(
+      data.paths,
+      data.pathAt,
+      data.blob,
+      data.blobAt,
+      stamps,
+      flags,
+      columns,
+      first.subarray(0, n),
+      first.subarray(1),
+      n,
+      table,
+    );
+  }
   const pathAt = n === 0 ? new Int32Array(1) : checkOffsets(data.pathAt, data.paths, n);
   const blobAt = n === 0 ? new Int32Array(1) : checkOffsets(data.blobAt, data.blob, n);
   const ids = data.ids === "" ? [] : data.ids.split("\0");

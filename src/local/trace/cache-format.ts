@@ -61,6 +61,19 @@ export interface EncodedEntries {
   table?: Int32Array;
   /** Where each file's citations start in `cites` (in citations), then their count (n + 1 numbers). */
   first?: Int32Array;
+  /** Totals over every file, so a rescan need not pass over them all (see StoredEntries.totals). */
+  totals?: EntryTotals;
+}
+
+export interface EntryTotals {
+  /** Per id of `ids`: its impl, test and doc citations. */
+  counts: Int32Array;
+  /** Per id: 1 when its citations are reqlix indices. */
+  reqlix: Uint8Array;
+  /** Per id: the lowest revision a citation pins it to (0: none pinned). */
+  minPin: Int32Array;
+  /** Files skipped as binary, as too large. */
+  skips: Int32Array;
 }
 
 export const KINDS: readonly CitationKind[] = ["impl", "test", "doc"];
@@ -122,6 +135,22 @@ export function encodeEntries(entries: Iterable<[string, CacheEntry]>): EncodedE
       c++;
     }
   }
+  const counts = new Int32Array(ids.length * 3);
+  const reqlix = new Uint8Array(ids.length);
+  const minPin = new Int32Array(ids.length);
+  for (let k = 0; k < c; k++) {
+    const id = cites[k * NUMBERS + 1] as number;
+    const code = cites[k * NUMBERS + 5] as number;
+    const pin = cites[k * NUMBERS + 2] as number;
+    counts[id * 3 + (code & 3)] = (counts[id * 3 + (code & 3)] as number) + 1;
+    if (code & 4) reqlix[id] = 1;
+    if (pin !== 0 && (minPin[id] === 0 || pin < (minPin[id] as number))) minPin[id] = pin;
+  }
+  const skips = new Int32Array(2);
+  for (let i = 0; i < n; i++) {
+    const skip = (flags[i] as number) & 3;
+    if (skip === 1 || skip === 2) skips[skip - 1] = (skips[skip - 1] as number) + 1;
+  }
   return {
     paths: paths.join("\0"),
     pathAt: startsOf(paths),
@@ -135,6 +164,7 @@ export function encodeEntries(entries: Iterable<[string, CacheEntry]>): EncodedE
     text: text.join(""),
     table: pathTable(paths),
     first: ((first[n] = c), first),
+    totals: { counts, reqlix, minPin, skips },
   };
 }
 

@@ -427,14 +427,35 @@ async function scanWith(
   };
   // The files with citations; a stored entry's are decoded only when asked for (a rescan's coverage reads
   // their facts, see eachCitation), and the untouched rows of a cache file are no objects at all (a row).
-  const cited: ([string, CacheEntry] | number)[] = [];
+  // With a cache file's totals, the summary and coverage need no pass over its untouched rows: the list is
+  // made only when asked for (byFile, a visit of every citation).
+  let cited: ([string, CacheEntry] | number)[] | undefined;
   const rows = entries instanceof StoredEntries ? entries : undefined;
-  const count = (path: string, entry: CacheEntry) => {
-    if (entry.skipped) summary.skipped[entry.skipped]++;
-    if (citationCount(entry) > 0) cited.push([path, entry]);
+  const citedItems = (): ([string, CacheEntry] | number)[] => {
+    if (!cited) {
+      const list: ([string, CacheEntry] | number)[] = [];
+      const add = (path: string, entry: CacheEntry) => {
+        if (citationCount(entry) > 0) list.push([path, entry]);
+      };
+      if (rows) rows.tally({ binary: 0, too_large: 0 }, list, add);
+      else for (const [path, entry] of entries) add(path, entry);
+      cited = list;
+    }
+    return cited;
   };
-  if (rows) rows.tally(summary.skipped, cited, count);
-  else for (const [path, entry] of entries) count(path, entry);
+  const skippedOf = (_path: string, entry: CacheEntry) => {
+    if (entry.skipped) summary.skipped[entry.skipped]++;
+  };
+  if (!rows?.tallyTotals(summary.skipped, skippedOf)) {
+    const list: ([string, CacheEntry] | number)[] = [];
+    const count = (path: string, entry: CacheEntry) => {
+      skippedOf(path, entry);
+      if (citationCount(entry) > 0) list.push([path, entry]);
+    };
+    if (rows) rows.tally(summary.skipped, list, count);
+    else for (const [path, entry] of entries) count(path, entry);
+    cited = list;
+  }
   let byFile: Map<string, Citation[]> | undefined;
   const untrackedMemo = await changes?.untrackedMemo;
   mark("files");
@@ -490,7 +511,7 @@ async function scanWith(
     matcher,
     get byFile() {
       byFile ??= new Map(
-        cited.map((item) =>
+        citedItems().map((item) =>
           typeof item === "number"
             ? [(rows as StoredEntries).rowPath(item), (rows as StoredEntries).entryAt(item).citations]
             : [item[0], item[1].citations],
@@ -510,6 +531,17 @@ async function scanWith(
         (rows as StoredEntries).factsAt(c, facts);
         visit(facts, list, index);
       };
+      const visitEntry = (e: CacheEntry) => {
+        entry = e;
+        if (e instanceof StoredEntry) e.eachFact((f, i) => visit(f, list, i), facts);
+        else {
+          const all = e.citations;
+          for (let i = 0; i < all.length; i++) visit(all[i] as Citation, list, i);
+        }
+      };
+      // The untouched rows counted from the cache file's totals, the other files visited (see countTotals).
+      if (tally && rows?.countTotals(tally, (_path, e) => visitEntry(e))) return;
+      const cited = citedItems();
       for (let k = 0; k < cited.length; k++) {
         const item = cited[k] as number | [string, CacheEntry];
         if (typeof item === "number" && tally) {
@@ -526,12 +558,7 @@ async function scanWith(
           (rows as StoredEntries).eachRowFact(item, visit, list, facts);
           continue;
         }
-        entry = item[1];
-        if (entry instanceof StoredEntry) entry.eachFact((f, i) => visit(f, list, i), facts);
-        else {
-          const all = entry.citations;
-          for (let i = 0; i < all.length; i++) visit(all[i] as Citation, list, i);
-        }
+        visitEntry(item[1]);
       }
     },
     commits,

@@ -12,6 +12,7 @@ import {
   Columns,
   check,
   type EncodedEntries,
+  type EntryTotals,
   hashOf,
   KINDS,
   NUMBERS,
@@ -55,6 +56,9 @@ export class StoredEntries implements Map<string, CacheEntry> {
   /** Rows removed (deleted, or deleted and set again: then in `tail`). */
   #removed: Uint8Array;
   #removedCount = 0;
+  /** The rows removed, in the order removed (`clear` removes every row: #cleared). */
+  #removedList: number[] = [];
+  #cleared = false;
   /** Entry objects of rows, made when asked for or set in place. */
   #made = new Map<number, CacheEntry>();
   /** Paths set that no row holds: after the rows, in the order set. */
@@ -80,9 +84,79 @@ export class StoredEntries implements Map<string, CacheEntry> {
     private readonly to: Int32Array,
     readonly rows: number,
     table?: Int32Array,
+    /** The stored totals over every row (from a file whose checksum matched), or none. */
+    private readonly totals?: EntryTotals,
   ) {
     this.#removed = new Uint8Array(rows);
     this.#table = table;
+  }
+
+  /** The made rows in row order, then the paths set that no row holds. */
+  #eachOther(entry: (path: string, entry: CacheEntry) => void): void {
+    const made = [...this.#made.keys()].sort((a, b) => a - b);
+    for (const r of made) entry(this.rowPath(r), this.#made.get(r) as CacheEntry);
+    for (const [path, e] of this.#tail) entry(path, e);
+  }
+
+  /** Per id of the stored table, its citations in the rows that still count (neither removed nor replaced). */
+  #liveCounts(): Int32Array | undefined {
+    const totals = this.totals;
+    if (!totals || this.#cleared) return undefined;
+    const counts = Int32Array.from(totals.counts);
+    const cites = this.columns.cites;
+    for (const r of [...this.#made.keys(), ...this.#removedList]) {
+      for (let c = this.from[r] as number; c < (this.to[r] as number); c++) {
+        const at = (cites[c * NUMBERS + 1] as number) * 3 + ((cites[c * NUMBERS + 5] as number) & 3);
+        counts[at] = (counts[at] as number) - 1;
+      }
+    }
+    return counts;
+  }
+
+  /**
+   * The summary's pass from the stored totals: adds the untouched rows' skip counts to `skipped` and gives
+   * `entry` every other entry, in order; false (nothing done) without totals.
+   */
+  tallyTotals(
+    skipped: { binary: number; too_large: number },
+    entry: (path: string, entry: CacheEntry) => void,
+  ): boolean {
+    const totals = this.totals;
+    if (!totals || this.#cleared) return false;
+    let binary = totals.skips[0] as number;
+    let tooLarge = totals.skips[1] as number;
+    for (const r of [...this.#made.keys(), ...this.#removedList]) {
+      const skip = (this.flags[r] as number) & 3;
+      if (skip === 1) binary--;
+      else if (skip === 2) tooLarge--;
+    }
+    skipped.binary += binary;
+    skipped.too_large += tooLarge;
+    this.#eachOther(entry);
+    return true;
+  }
+
+  /**
+   * Counts the untouched rows' citations in `tally` from the stored totals, then gives `entry` every other
+   * entry, in order; false (nothing counted or given) without totals, or when an id the untouched rows cite
+   * is an orphan or pinned below its revision somewhere: those citations must be listed in order (the
+   * ordered pass, `tallyRows`).
+   */
+  countTotals(tally: CoverageTally, entry: (path: string, entry: CacheEntry) => void): boolean {
+    const totals = this.totals;
+    const live = this.#liveCounts();
+    if (!totals || !live) return false;
+    const t = tally.table(this.columns.ids);
+    const n = this.columns.ids.length;
+    for (let i = 0; i < n; i++) {
+      if ((live[i * 3] as number) + (live[i * 3 + 1] as number) + (live[i * 3 + 2] as number) === 0) continue;
+      if (t.state[i] === 0) tally.resolve(t, i, totals.reqlix[i] ? "reqlix" : "hosted");
+      const pin = totals.minPin[i] as number;
+      if (t.state[i] === 2 || (pin !== 0 && pin < (t.current[i] as number))) return false;
+    }
+    for (let k = 0; k < live.length; k++) t.counts[k] = (t.counts[k] as number) + (live[k] as number);
+    this.#eachOther(entry);
+    return true;
   }
 
   #row(path: string): number {
@@ -307,11 +381,13 @@ export class StoredEntries implements Map<string, CacheEntry> {
     if (r < 0) return false;
     this.#removed[r] = 1;
     this.#removedCount++;
+    this.#removedList.push(r);
     this.#made.delete(r);
     return true;
   }
 
   clear(): void {
+    this.#cleared = true;
     this.#removed.fill(1);
     this.#removedCount = this.rows;
     this.#made.clear();
@@ -339,6 +415,22 @@ export class StoredEntries implements Map<string, CacheEntry> {
   forEach(visit: (entry: CacheEntry, path: string, map: Map<string, CacheEntry>) => void): void {
     for (const [path, entry] of this.entries()) visit(entry, path, this);
   }
+}
+
+/** Stored totals of the right shape for `ids` ids, or none. */
+function totalsOf(totals: EntryTotals | undefined, ids: number): EntryTotals | undefined {
+  if (!totals || typeof totals !== "object") return undefined;
+  const { counts, reqlix, minPin, skips } = totals;
+  return counts instanceof Int32Array &&
+    counts.length === ids * 3 &&
+    reqlix instanceof Uint8Array &&
+    reqlix.length === ids &&
+    minPin instanceof Int32Array &&
+    minPin.length === ids &&
+    skips instanceof Int32Array &&
+    skips.length === 2
+    ? totals
+    : undefined;
 }
 
 /**
@@ -378,6 +470,7 @@ export function decodeEntries(data: EncodedEntries, trusted = false): StoredEntr
       first.subarray(1),
       n,
       table,
+      totalsOf(data.totals, ids.length),
     );
   }
   const pathAt = n === 0 ? new Int32Array(1) : checkOffsets(data.pathAt, data.paths, n);

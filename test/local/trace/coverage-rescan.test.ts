@@ -59,4 +59,34 @@ describe("coverage of a rescan from the disk cache", () => {
       expect(reference.suspects.length).toBeGreaterThan(0);
     }
   });
+
+  it("equals a cold scan's when the stored files cite no orphan and no suspect, and changed ones do", async () => {
+    // The cache file's totals count the untouched files (no pass over them); the changed ones are visited.
+    await fx.write("src/auth.ts", "// REQ-012, G.GI.1 and G.GI.2@3, all current\n");
+    for (let i = 0; i < 24; i++) {
+      const name = `src/m${String(i).padStart(2, "0")}.${i % 3 === 0 ? "test." : ""}ts`;
+      await fx.write(name, `// G.GI.${1 + (i % 3)}\n`);
+    }
+    fx.commit("no orphans, no suspects");
+    await ageWorkingCopy(fx.root);
+    fx.git("update-index", "-q", "--refresh");
+    const cold0 = await coverage({ ...fx.env, REQLIX_CACHE_DIR: join(fx.cacheDir, "cold-a") });
+    expect([cold0.orphans.length, cold0.suspects.length]).toEqual([0, 0]);
+    await coverage(fx.env);
+    const steps: (() => Promise<void>)[] = [
+      async () => {},
+      () => fx.write("src/m03.ts", "// G.GI.9 is an orphan, G.GI.2@1 a suspect\n"),
+      () => fx.write("src/m21.test.ts", "// G.ZZ.1 G.GI.2@2 G.GI.3\n"),
+      async () => {
+        fx.git("rm", "-q", "src/m07.ts", "src/m08.ts");
+      },
+      () => fx.write("src/m03.ts", "// clean again: G.GI.1\n"),
+    ];
+    for (const step of steps) {
+      await step();
+      const rescan = await coverage(fx.env);
+      const reference = await coverage({ ...fx.env, REQLIX_CACHE_DIR: join(fx.cacheDir, `cold-${cold++}`) });
+      expect(rescan).toEqual(reference);
+    }
+  });
 });

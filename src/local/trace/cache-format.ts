@@ -135,6 +135,7 @@ export function encodeEntries(entries: Iterable<[string, CacheEntry]>): EncodedE
       c++;
     }
   }
+  first[n] = c;
   const counts = new Int32Array(ids.length * 3);
   const reqlix = new Uint8Array(ids.length);
   const minPin = new Int32Array(ids.length);
@@ -163,7 +164,7 @@ export function encodeEntries(entries: Iterable<[string, CacheEntry]>): EncodedE
     lengths,
     text: text.join(""),
     table: pathTable(paths),
-    first: ((first[n] = c), first),
+    first,
     totals: { counts, reqlix, minPin, skips },
   };
 }
@@ -235,7 +236,7 @@ export class Columns {
       for (let c = 0; c < count; c++) {
         at[c] = sum;
         const testLength = this.lengths[c * 2] as number;
-        sum += (testLength > 0 ? testLength : 0) + (this.lengths[c * 2 + 1] as number);
+        sum += Math.max(testLength, 0) + (this.lengths[c * 2 + 1] as number);
       }
       this.at = at;
     }

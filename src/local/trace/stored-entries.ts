@@ -17,9 +17,9 @@ import {
   KINDS,
   NUMBERS,
   pathTable,
-  tableMask,
   SKIPS,
   StoredEntry,
+  tableMask,
 } from "./cache-format.js";
 import type { Citation } from "./citations.js";
 import type { CitationVisitor, CoverageTally } from "./coverage.js";
@@ -515,7 +515,7 @@ export function decodeEntries(data: EncodedEntries, trusted = false): StoredEntr
     }
     to[file] = c + 1;
     textAt[c] = at;
-    at += (testLength > 0 ? testLength : 0) + snippetLength;
+    at += Math.max(testLength, 0) + snippetLength;
     if (at > textLength) {
       ok = false;
       break;

@@ -1,6 +1,7 @@
 // Bundles the stdio companion into single files under dist/ that run with plain `node` (>= 20) from a
 // folder holding nothing else: no native modules, no node_modules at run time.
 import { execFileSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import { chmodSync, readFileSync, rmSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -94,14 +95,17 @@ export const lazyParts = {
         define,
       });
       const name = args.pluginData;
+      const text = built.outputFiles[0].text;
+      // Names the part's V8 code cache (src/local/code-cache.ts): another build, another file.
+      const key = `${name}-${createHash("sha256").update(text).digest("hex").slice(0, 16)}`;
       return {
         contents: [
           'import { createRequire } from "node:module";',
           'import { fileURLToPath } from "node:url";',
-          'import { compileFunction } from "node:vm";',
-          `const code = ${JSON.stringify(built.outputFiles[0].text)};`,
+          `import { compilePart } from ${JSON.stringify(resolve(import.meta.dirname, "../src/local/code-cache.ts"))};`,
+          `const code = ${JSON.stringify(text)};`,
           "const module = { exports: {} };",
-          'compileFunction(code, ["require", "module", "exports"], { filename: fileURLToPath(import.meta.url) })(',
+          `compilePart(code, fileURLToPath(import.meta.url), ${JSON.stringify(key)})(`,
           "  createRequire(import.meta.url), module, module.exports);",
           `export const ${name} = module.exports.${name};`,
         ].join("\n"),

@@ -53,6 +53,27 @@ export interface EncodedEntries {
   cites: Int32Array;
   lengths: Int32Array;
   text: string;
+  /**
+   * Open-addressing table of row + 1 by path hash (`pathTable`), made when written so that a new process
+   * finds a path without hashing every stored one first. Trusted only as a hint: every hit is checked
+   * against the path, a miss is confirmed by a search of `paths`.
+   */
+  table?: Int32Array;
+  /** Where each file's citations start in `cites` (in citations), then their count (n + 1 numbers). */
+  first?: Int32Array;
+  /** Totals over every file, so a rescan need not pass over them all (see StoredEntries.totals). */
+  totals?: EntryTotals;
+}
+
+export interface EntryTotals {
+  /** Per id of `ids`: its impl, test and doc citations. */
+  counts: Int32Array;
+  /** Per id: 1 when its citations are reqlix indices. */
+  reqlix: Uint8Array;
+  /** Per id: the lowest revision a citation pins it to (0: none pinned). */
+  minPin: Int32Array;
+  /** Files skipped as binary, as too large. */
+  skips: Int32Array;
 }
 
 export const KINDS: readonly CitationKind[] = ["impl", "test", "doc"];
@@ -76,6 +97,7 @@ export function encodeEntries(entries: Iterable<[string, CacheEntry]>): EncodedE
   let count = 0;
   for (let i = 0; i < n; i++) count += (list[i] as [string, CacheEntry])[1].citations.length;
   const cites = new Int32Array(count * NUMBERS);
+  const first = new Int32Array(n + 1);
   const lengths = new Int32Array(count * 2);
   const text: string[] = [];
   let c = 0;
@@ -91,6 +113,7 @@ export function encodeEntries(entries: Iterable<[string, CacheEntry]>): EncodedE
       (e.skipped === "binary" ? 1 : e.skipped === "too_large" ? 2 : 0) |
       (e.racy ? 4 : 0) |
       (e.kind === undefined ? 0 : (KIND_CODE[e.kind] + 1) << 3);
+    first[i] = c;
     for (const cite of e.citations) {
       let id = idAt.get(cite.id);
       if (id === undefined) {
@@ -112,6 +135,23 @@ export function encodeEntries(entries: Iterable<[string, CacheEntry]>): EncodedE
       c++;
     }
   }
+  first[n] = c;
+  const counts = new Int32Array(ids.length * 3);
+  const reqlix = new Uint8Array(ids.length);
+  const minPin = new Int32Array(ids.length);
+  for (let k = 0; k < c; k++) {
+    const id = cites[k * NUMBERS + 1] as number;
+    const code = cites[k * NUMBERS + 5] as number;
+    const pin = cites[k * NUMBERS + 2] as number;
+    counts[id * 3 + (code & 3)] = (counts[id * 3 + (code & 3)] as number) + 1;
+    if (code & 4) reqlix[id] = 1;
+    if (pin !== 0 && (minPin[id] === 0 || pin < (minPin[id] as number))) minPin[id] = pin;
+  }
+  const skips = new Int32Array(2);
+  for (let i = 0; i < n; i++) {
+    const skip = (flags[i] as number) & 3;
+    if (skip === 1 || skip === 2) skips[skip - 1] = (skips[skip - 1] as number) + 1;
+  }
   return {
     paths: paths.join("\0"),
     pathAt: startsOf(paths),
@@ -123,7 +163,33 @@ export function encodeEntries(entries: Iterable<[string, CacheEntry]>): EncodedE
     cites,
     lengths,
     text: text.join(""),
+    table: pathTable(paths),
+    first,
+    totals: { counts, reqlix, minPin, skips },
   };
+}
+
+/** FNV-1a over a string's UTF-16 units (paths from the same source hash alike). */
+export function hashOf(s: string, from: number, to: number): number {
+  let h = 0x811c9dc5;
+  for (let i = from; i < to; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+  return h >>> 0;
+}
+
+/** The size of the path table for `n` rows minus one (a power of two, at most half full). */
+export const tableMask = (n: number): number => (1 << Math.ceil(Math.log2(n * 2 + 1))) - 1;
+
+/** The path table of `pathTable`'s rows (see EncodedEntries.table). */
+export function pathTable(paths: string[]): Int32Array {
+  const mask = tableMask(paths.length);
+  const table = new Int32Array(mask + 1);
+  for (let r = 0; r < paths.length; r++) {
+    const path = paths[r] as string;
+    let slot = hashOf(path, 0, path.length) & mask;
+    while (table[slot] !== 0) slot = (slot + 1) & mask;
+    table[slot] = r + 1;
+  }
+  return table;
 }
 
 /** Where each of the parts starts once joined by NUL, then one past the end + 1. */
@@ -158,9 +224,24 @@ export class Columns {
     readonly cites: Int32Array,
     readonly lengths: Int32Array,
     readonly text: string,
-    /** Where each citation's text (test name, then snippet) starts in `text`. */
-    readonly textAt: Int32Array,
+    /** Where each citation's text (test name, then snippet) starts in `text` (computed when first needed). */
+    private at?: Int32Array,
   ) {}
+
+  get textAt(): Int32Array {
+    if (!this.at) {
+      const count = this.lengths.length / 2;
+      const at = new Int32Array(count);
+      let sum = 0;
+      for (let c = 0; c < count; c++) {
+        at[c] = sum;
+        const testLength = this.lengths[c * 2] as number;
+        sum += Math.max(testLength, 0) + (this.lengths[c * 2 + 1] as number);
+      }
+      this.at = at;
+    }
+    return this.at;
+  }
 
   facts(c: number, into: CitationFacts): void {
     const o = c * NUMBERS;

@@ -5,7 +5,9 @@
  * folder (never in the working copy) in V8's serialization format: the facts (format version, root, rule
  * key, git's view, the citing commits, the parsed requirement files) and the entries in the columns of
  * `cache-format.ts` (V8 reads those columns in a few ms; it read the object graph of earlier versions in
- * 40–100); a rescan writes only a small delta file next to it. Both are written to a temp file and renamed;
+ * 40–100), serialized on their own with their CRC-32: a reader that finds the same checksum takes them as
+ * written, without a pass over every file and citation (Node without zlib.crc32 checks every column); a
+ * rescan writes only a small delta file next to it. Both are written to a temp file and renamed;
  * a file that does not deserialize (another Node's format, a torn or corrupt file), or is of another format
  * version or root, is ignored, and one of other rules (key) is not used: a cold scan.
  * The whole cache is dropped when the matcher or the classification rules change (its `key`).
@@ -14,11 +16,12 @@ import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { deserialize, serialize } from "node:v8";
+import * as zlib from "node:zlib";
 import { type CacheEntry, type EncodedEntries, encodeEntries } from "./cache-format.js";
 import type { CommitCitation } from "./git.js";
 import { hash64, uniqueName } from "./hash.js";
 import type { CatalogFiles } from "./requirements.js";
-import { decodeEntries } from "./stored-entries.js";
+import { decodeEntries, type StoredEntries } from "./stored-entries.js";
 import type { UntrackedMemo } from "./untracked-memo.js";
 
 export type { CacheEntry, SkipReason } from "./cache-format.js";
@@ -64,16 +67,42 @@ interface Base extends Facts {
   root: string;
   key: string;
   generation: string;
-  entries: EncodedEntries;
+  /** The EncodedEntries, serialized on their own so that their checksum is of bytes (see pack). */
+  entries: Uint8Array;
+  crc: number | null;
 }
 interface Delta extends Facts {
   generation: string;
-  set: EncodedEntries;
+  set: Uint8Array;
+  crc: number | null;
   removed: string[];
 }
 
+/** CRC-32 where Node has it (20.15, 22.2 and later). */
+const crc32 = (zlib as { crc32?: (data: Uint8Array) => number }).crc32;
+
+/**
+ * Entries as bytes and their CRC-32: a reader that finds the same checksum takes the columns as written
+ * (decodeEntries `trusted`: no pass over every file and citation); without crc32 they are checked instead.
+ */
+function pack(entries: Iterable<[string, CacheEntry]>): { bytes: Uint8Array; crc: number | null } {
+  const bytes = serialize(encodeEntries(entries));
+  return { bytes, crc: crc32 ? crc32(bytes) : null };
+}
+
+/** The entries of `pack`; throws when they are corrupt (a checksum that does not match, bad columns). */
+function unpack(bytes: unknown, crc: unknown): StoredEntries {
+  if (!(bytes instanceof Uint8Array)) throw new Error("cache entries are not bytes");
+  let trusted = false;
+  if (typeof crc === "number" && crc32) {
+    if (crc32(bytes) !== crc) throw new Error("cache entries do not match their checksum");
+    trusted = true;
+  }
+  return decodeEntries(deserialize(bytes) as EncodedEntries, trusted);
+}
+
 const FORMAT = "reqlix-trace-cache";
-export const CACHE_VERSION = 8;
+export const CACHE_VERSION = 9;
 
 export function cacheDir(env: Readonly<Record<string, string | undefined>>): string {
   if (env.REQLIX_CACHE_DIR) return env.REQLIX_CACHE_DIR;
@@ -136,11 +165,11 @@ export async function readStoredCache(dir: string, root: string): Promise<Stored
     open() {
       const key = base.key;
       try {
-        const entries = decodeEntries(base.entries);
+        const entries = unpack(base.entries, base.crc);
         const pending = new Set<string>();
         let unordered = false;
         if (delta) {
-          for (const [path, entry] of decodeEntries(delta.set)) {
+          for (const [path, entry] of unpack(delta.set, delta.crc)) {
             if (!entries.has(path)) unordered = true; // placed last
             entries.set(path, entry);
             pending.add(path);
@@ -209,13 +238,21 @@ export async function saveCache(
           if (entry) set.push([path, entry]);
           else removed.push(path);
         }
-        const delta: Delta = { ...facts, generation: disk.generation, set: encodeEntries(set), removed };
+        const packed = pack(set);
+        const delta: Delta = {
+          ...facts,
+          generation: disk.generation,
+          set: packed.bytes,
+          crc: packed.crc,
+          removed,
+        };
         writeAtomically(`${target}.delta`, delta);
         loaded.set(cache, { generation: disk.generation, pending });
         return;
       }
     }
     const generation = uniqueName();
+    const packed = pack(cache.entries);
     // The base first: a delta left from the previous base names the old generation and is ignored.
     writeAtomically(target, {
       format: FORMAT,
@@ -224,7 +261,8 @@ export async function saveCache(
       key: cache.key,
       generation,
       ...facts,
-      entries: encodeEntries(cache.entries),
+      entries: packed.bytes,
+      crc: packed.crc,
     });
     loaded.set(cache, { generation, pending: new Set() });
   } catch {}

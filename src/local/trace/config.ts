@@ -4,7 +4,7 @@
  * The YAML parser (`config-parse.ts`) is loaded only when the file exists: a CI run without one never
  * evaluates it.
  */
-import { readFile } from "node:fs/promises";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 
 export const CONFIG_PATH = ".reqlix/trace.yaml";
@@ -53,7 +53,8 @@ export const DEFAULT_CONFIG: TraceConfig = {
 export async function loadTraceConfig(root: string): Promise<TraceConfig> {
   let text: string | undefined;
   try {
-    text = await readFile(join(root, CONFIG_PATH), "utf8");
+    // Synchronous: one small read (usually of a missing file) costs less than a trip through the thread pool.
+    text = readFileSync(join(root, CONFIG_PATH), "utf8");
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
   }

@@ -11,7 +11,7 @@
  * `git status` answers all of it in one run but also walks every folder for untracked files and diffs HEAD
  * against the index: a rescan here runs one git process, which only stats the tracked files.
  */
-import { open, readFile, stat } from "node:fs/promises";
+import { closeSync, fstatSync, openSync, readFileSync, readSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { git } from "./git.js";
 import { hash64 } from "./hash.js";
@@ -63,22 +63,21 @@ export interface GitChanges {
  * refs there); null when git's files cannot be read directly: the index or repository is elsewhere
  * (GIT_DIR, GIT_INDEX_FILE, GIT_WORK_TREE) or `root` is not the top of a work tree.
  */
-async function gitDirs(
-  root: string,
-  env: NodeJS.ProcessEnv,
-): Promise<{ dir: string; common: string } | null> {
+function gitDirs(root: string, env: NodeJS.ProcessEnv): { dir: string; common: string } | null {
   if (env.GIT_DIR || env.GIT_INDEX_FILE || env.GIT_WORK_TREE || env.GIT_COMMON_DIR) return null;
+  // Synchronous: a few small reads that decide how git is run, before it is started (each promise-based
+  // read would go through the thread pool and delay git's start).
   try {
     let dir = join(root, ".git");
-    if ((await stat(dir)).isFile()) {
+    if (statSync(dir).isFile()) {
       // A linked worktree or a submodule: ".git" names the real folder.
-      const m = /^gitdir: (.+)$/m.exec(await readFile(dir, "utf8"));
+      const m = /^gitdir: (.+)$/m.exec(readFileSync(dir, "utf8"));
       if (!m?.[1]) return null;
       dir = resolve(root, m[1].trim());
     }
     let common = dir;
     try {
-      common = resolve(dir, (await readFile(join(dir, "commondir"), "utf8")).trim());
+      common = resolve(dir, readFileSync(join(dir, "commondir"), "utf8").trim());
     } catch {}
     return { dir, common };
   } catch {
@@ -91,20 +90,20 @@ async function gitDirs(
  * index changes it), read without running git. Null when it cannot be trusted (no readable repository
  * folder, or git wrote no checksum: index.skipHash).
  */
-async function indexStamp(gitDir: string | undefined): Promise<string | null> {
+function indexStamp(gitDir: string | undefined): string | null {
   if (!gitDir) return null;
   try {
-    const handle = await open(join(gitDir, "index"), "r");
+    const fd = openSync(join(gitDir, "index"), "r");
     try {
-      const { size, mtimeMs } = await handle.stat();
+      const { size, mtimeMs } = fstatSync(fd);
       if (size < 12 + 32) return null;
       const tail = Buffer.alloc(32);
-      await handle.read(tail, 0, 32, size - 32);
+      readSync(fd, tail, 0, 32, size - 32);
       // SHA-1 repositories end with 20 bytes, SHA-256 ones with 32: the last 32 bytes hold either.
       if (tail.subarray(12).every((b) => b === 0)) return null; // no checksum written
       return `${size}:${mtimeMs}:${tail.toString("hex")}`;
     } finally {
-      await handle.close();
+      closeSync(fd);
     }
   } catch {
     return null;
@@ -118,22 +117,22 @@ const SHA = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
  * process; undefined when they are not in that simple form (reftable, a symbolic ref to another), for git
  * to answer.
  */
-async function headFromFiles(dirs: { dir: string; common: string }): Promise<GitHead | undefined> {
+function headFromFiles(dirs: { dir: string; common: string }): GitHead | undefined {
   try {
-    const head = (await readFile(join(dirs.dir, "HEAD"), "utf8")).trim();
+    const head = readFileSync(join(dirs.dir, "HEAD"), "utf8").trim();
     if (SHA.test(head)) return { sha: head, branch: null };
     const ref = /^ref: (refs\/heads\/\S+)$/.exec(head)?.[1];
     if (!ref) return undefined;
     const branch = ref.slice("refs/heads/".length);
     try {
-      const loose = (await readFile(join(dirs.common, ref), "utf8")).trim();
+      const loose = readFileSync(join(dirs.common, ref), "utf8").trim();
       return SHA.test(loose) ? { sha: loose, branch } : undefined;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "ENOENT") return undefined;
     }
     let packed = "";
     try {
-      packed = await readFile(join(dirs.common, "packed-refs"), "utf8");
+      packed = readFileSync(join(dirs.common, "packed-refs"), "utf8");
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "ENOENT") return undefined;
     }
@@ -145,10 +144,7 @@ async function headFromFiles(dirs: { dir: string; common: string }): Promise<Git
       }
     }
     // No such ref: an unborn branch, unless the refs live elsewhere (reftable).
-    const reftable = await stat(join(dirs.common, "reftable")).then(
-      () => true,
-      () => false,
-    );
+    const reftable = statSync(join(dirs.common, "reftable"), { throwIfNoEntry: false }) !== undefined;
     return reftable ? undefined : { sha: null, branch };
   } catch {
     return undefined;
@@ -201,12 +197,13 @@ export async function gitChanges(
   knownRun: Promise<{ stamp: string | null; untracked?: UntrackedMemo } | undefined>,
 ): Promise<GitChanges | undefined> {
   const probedAt = Date.now();
-  const dirs = await gitDirs(root, process.env);
+  const dirs = gitDirs(root, process.env);
   // The stamp is read before git runs: a change to the index while it runs is seen by the next scan.
-  const stamp = await indexStamp(dirs?.dir);
+  const stamp = indexStamp(dirs?.dir);
   const modifiedRun = git(root, ["diff-files", "--relative", "--name-only", "-z", "--ignore-submodules=all"]);
   modifiedRun.catch(() => {}); // awaited below; not an unhandled rejection while `knownRun` settles
-  const headRun = (dirs ? headFromFiles(dirs) : Promise.resolve(undefined)).then((h) => h ?? readHead(root));
+  const fromFiles = dirs ? headFromFiles(dirs) : undefined;
+  const headRun = fromFiles ? Promise.resolve(fromFiles) : readHead(root);
   const known = await knownRun;
   const indexKnown = stamp !== null && stamp === known?.stamp;
   const listRun = indexKnown ? undefined : git(root, ["ls-files", "-s", "-z"]);

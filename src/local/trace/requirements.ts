@@ -5,7 +5,7 @@
  * exported and seeded again (the CLI keeps them in its disk cache, so a run reads no requirement file that
  * did not change).
  */
-import { lstat, realpath, stat } from "node:fs/promises";
+import { lstatSync, realpathSync, type Stats, statSync } from "node:fs";
 import { isAbsolute, join, normalize, relative, sep } from "node:path";
 import { listCategories, openCategory } from "../reqlix/categories.js";
 import { readBody, walkCategory } from "../reqlix/category-file.js";
@@ -45,8 +45,9 @@ export async function findRequirementsDir(
   for (const rel of candidates) {
     if (isAbsolute(rel) || rel.startsWith("..")) continue;
     try {
-      if (!(await lstat(join(root, rel, AGENTS_FILE))).isFile()) continue;
-      const real = await realpath(join(root, rel));
+      // Synchronous: a few stats every scan makes (a promise-based one goes through the thread pool).
+      if (!lstatSync(join(root, rel, AGENTS_FILE)).isFile()) continue;
+      const real = realpathSync.native(join(root, rel));
       if (inside(root, real)) return real;
     } catch {}
   }
@@ -102,9 +103,9 @@ export class CatalogReader {
   }
 
   private async readFile(path: string, category: string): Promise<FileEntry | undefined> {
-    let info: Awaited<ReturnType<typeof stat>>;
+    let info: Stats;
     try {
-      info = await stat(path);
+      info = statSync(path);
     } catch {
       return undefined;
     }

@@ -5,7 +5,6 @@
  * rescan reads only what changed. No hosted dependency: the companion and the CLI share it.
  */
 import { lstatSync } from "node:fs";
-import { join } from "node:path";
 import picomatch from "picomatch";
 import {
   type CacheEntry,
@@ -18,7 +17,7 @@ import {
 import { type CitationFacts, citationCount, StoredEntry, withBlob } from "./cache-format.js";
 import { type Citation, type CitationKind, CitationMatcher } from "./citations.js";
 import { loadTraceConfig, type TraceConfig } from "./config.js";
-import type { CitationVisitor } from "./coverage.js";
+import type { CitationVisitor, CoverageTally } from "./coverage.js";
 import { FileReader, ReadStatus } from "./file-reader.js";
 import { type CommitCitation, commitsCiting } from "./git.js";
 import { type GitChanges, gitChanges } from "./git-changes.js";
@@ -46,8 +45,11 @@ export interface ScanResult extends ScanSummary {
   matcher: CitationMatcher;
   /** Citations by file, in file order (made when first read). */
   readonly byFile: Map<string, Citation[]>;
-  /** Visits every citation in the order of `byFile` without making objects of the stored ones. */
-  eachCitation(visit: CitationVisitor): void;
+  /**
+   * Visits every citation in the order of `byFile` without making objects of the stored ones; with a
+   * tally, counts those of untouched stored files in it instead (see CoverageTally).
+   */
+  eachCitation(visit: CitationVisitor, tally?: CoverageTally): void;
   commits: CommitCitation[];
   scanned_at: string;
   duration_ms: number;
@@ -292,6 +294,8 @@ async function scanWith(
   // First what each visited path needs (its cached entry, a drop, or a read), then the reads, then the
   // entries in the visit order (the order of the results).
   const steps: Step[] = [];
+  // Paths are relative and normalised (git's or the walk's): joined by hand, not by path.join (see recall).
+  const prefix = root.endsWith("/") ? root : `${root}/`;
   const toRead: string[] = [];
   const readSteps: Step[] = [];
   for (const path of paths) {
@@ -311,7 +315,7 @@ async function scanWith(
       }
     } else if (old && !old.racy) {
       // Otherwise a stat first: an unchanged file is not opened at all.
-      const info = lstatSync(join(root, path), { throwIfNoEntry: false });
+      const info = lstatSync(prefix + path, { throwIfNoEntry: false });
       if (!info?.isFile()) {
         steps.push({ path, drop: true }); // deleted, a symbolic link (never followed) or a submodule
         continue;
@@ -326,7 +330,7 @@ async function scanWith(
     const step: Step = { path, kind, blob, read: toRead.length };
     steps.push(step);
     readSteps.push(step);
-    toRead.push(join(root, path));
+    toRead.push(prefix + path);
   }
   const got: (CacheEntry | SkipReason | "unreadable" | "not_file")[] = new Array(toRead.length);
   const readFiles = (reader: FileReader) =>
@@ -423,19 +427,35 @@ async function scanWith(
   };
   // The files with citations; a stored entry's are decoded only when asked for (a rescan's coverage reads
   // their facts, see eachCitation), and the untouched rows of a cache file are no objects at all (a row).
-  const cited: ([string, CacheEntry] | number)[] = [];
+  // With a cache file's totals, the summary and coverage need no pass over its untouched rows: the list is
+  // made only when asked for (byFile, a visit of every citation).
+  let cited: ([string, CacheEntry] | number)[] | undefined;
   const rows = entries instanceof StoredEntries ? entries : undefined;
-  const count = (path: string, entry: CacheEntry) => {
-    if (entry.skipped) summary.skipped[entry.skipped]++;
-    if (citationCount(entry) > 0) cited.push([path, entry]);
+  const citedItems = (): ([string, CacheEntry] | number)[] => {
+    if (!cited) {
+      const list: ([string, CacheEntry] | number)[] = [];
+      const add = (path: string, entry: CacheEntry) => {
+        if (citationCount(entry) > 0) list.push([path, entry]);
+      };
+      if (rows) rows.tally({ binary: 0, too_large: 0 }, list, add);
+      else for (const [path, entry] of entries) add(path, entry);
+      cited = list;
+    }
+    return cited;
   };
-  if (rows)
-    rows.eachRow((r) => {
-      const skipped = rows.rowSkipped(r);
-      if (skipped) summary.skipped[skipped]++;
-      if (rows.rowCount(r) > 0) cited.push(r);
-    }, count);
-  else for (const [path, entry] of entries) count(path, entry);
+  const skippedOf = (_path: string, entry: CacheEntry) => {
+    if (entry.skipped) summary.skipped[entry.skipped]++;
+  };
+  if (!rows?.tallyTotals(summary.skipped, skippedOf)) {
+    const list: ([string, CacheEntry] | number)[] = [];
+    const count = (path: string, entry: CacheEntry) => {
+      skippedOf(path, entry);
+      if (citationCount(entry) > 0) list.push([path, entry]);
+    };
+    if (rows) rows.tally(summary.skipped, list, count);
+    else for (const [path, entry] of entries) count(path, entry);
+    cited = list;
+  }
   let byFile: Map<string, Citation[]> | undefined;
   const untrackedMemo = await changes?.untrackedMemo;
   mark("files");
@@ -491,7 +511,7 @@ async function scanWith(
     matcher,
     get byFile() {
       byFile ??= new Map(
-        cited.map((item) =>
+        citedItems().map((item) =>
           typeof item === "number"
             ? [(rows as StoredEntries).rowPath(item), (rows as StoredEntries).entryAt(item).citations]
             : [item[0], item[1].citations],
@@ -499,25 +519,46 @@ async function scanWith(
       );
       return byFile;
     },
-    eachCitation(visit) {
+    eachCitation(visit, tally) {
       const facts: CitationFacts = { id: "", form: "hosted", kind: "impl", revision: null };
       // One list function for all files (a visitor calls it before the next citation): no closure per file.
       let row = 0;
       let entry: CacheEntry | undefined;
       const list = () => (entry ? entry.citations : (rows as StoredEntries).entryAt(row).citations);
-      for (const item of cited) {
+      const special = (r: number, c: number, index: number) => {
+        row = r;
+        entry = undefined;
+        (rows as StoredEntries).factsAt(c, facts);
+        visit(facts, list, index);
+      };
+      const visitEntry = (e: CacheEntry) => {
+        entry = e;
+        if (e instanceof StoredEntry) e.eachFact((f, i) => visit(f, list, i), facts);
+        else {
+          const all = e.citations;
+          for (let i = 0; i < all.length; i++) visit(all[i] as Citation, list, i);
+        }
+      };
+      // The untouched rows counted from the cache file's totals, the other files visited (see countTotals).
+      if (tally && rows?.countTotals(tally, (_path, e) => visitEntry(e))) return;
+      const cited = citedItems();
+      for (let k = 0; k < cited.length; k++) {
+        const item = cited[k] as number | [string, CacheEntry];
+        if (typeof item === "number" && tally) {
+          // A run of untouched rows: counted in place (see CoverageTally).
+          let end = k + 1;
+          while (end < cited.length && typeof cited[end] === "number") end++;
+          (rows as StoredEntries).tallyRows(cited, k, end, tally, special);
+          k = end - 1;
+          continue;
+        }
         if (typeof item === "number") {
           row = item;
           entry = undefined;
           (rows as StoredEntries).eachRowFact(item, visit, list, facts);
           continue;
         }
-        entry = item[1];
-        if (entry instanceof StoredEntry) entry.eachFact((f, i) => visit(f, list, i), facts);
-        else {
-          const all = entry.citations;
-          for (let i = 0; i < all.length; i++) visit(all[i] as Citation, list, i);
-        }
+        visitEntry(item[1]);
       }
     },
     commits,

@@ -3,7 +3,7 @@
  * a few paths, so it finds those through a hash table over the stored paths and makes objects of only
  * their entries. Making 20,000 entry objects and a Map of them cost a new process ~60 ms of its ~200
  * (decoding, then the garbage collector copying and promoting what survives); coverage and the summary
- * read the untouched rows in place (`eachRow`). Everything else sees a Map: writes keep a Map's order (a
+ * read the untouched rows in place (`tally`, `eachRowFact`). Everything else sees a Map: writes keep a Map's order (a
  * set of a present path keeps its place, a new path goes last).
  */
 import {
@@ -12,13 +12,17 @@ import {
   Columns,
   check,
   type EncodedEntries,
+  type EntryTotals,
+  hashOf,
   KINDS,
   NUMBERS,
+  pathTable,
   SKIPS,
   StoredEntry,
+  tableMask,
 } from "./cache-format.js";
 import type { Citation } from "./citations.js";
-import type { CitationVisitor } from "./coverage.js";
+import type { CitationVisitor, CoverageTally } from "./coverage.js";
 
 /**
  * Checks the stored offsets of the NUL-joined parts of `joined` (n + 1 of them): each part ends where the
@@ -29,21 +33,22 @@ function checkOffsets(at: unknown, joined: string, n: number): Int32Array {
   check(at instanceof Int32Array && at.length === n + 1);
   const offsets = at as Int32Array;
   check(offsets[0] === 0 && offsets[n] === joined.length + 1);
-  for (let i = 1; i <= n; i++) {
+  // No call in the loop but charCodeAt: a new process runs it before V8 has optimised it.
+  let ok = true;
+  let previous = 0;
+  for (let i = 1; i < n; i++) {
     const end = offsets[i] as number;
-    check(end > (offsets[i - 1] as number) && (i === n || joined.charCodeAt(end - 1) === 0));
+    if (end <= previous || joined.charCodeAt(end - 1) !== 0) {
+      ok = false;
+      break;
+    }
+    previous = end;
   }
+  check(ok && (offsets[n] as number) > previous);
   return offsets;
 }
 
-/** FNV-1a over a string's UTF-16 units (paths from the same source hash alike). */
-function hashOf(s: string, from: number, to: number): number {
-  let h = 0x811c9dc5;
-  for (let i = from; i < to; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
-  return h >>> 0;
-}
-
-/** Lookups answered by searching the joined paths before the hash table is built. */
+/** Lookups answered by searching the joined paths before a table of them is built (none stored). */
 const SEARCHES = 64;
 
 export class StoredEntries implements Map<string, CacheEntry> {
@@ -51,6 +56,9 @@ export class StoredEntries implements Map<string, CacheEntry> {
   /** Rows removed (deleted, or deleted and set again: then in `tail`). */
   #removed: Uint8Array;
   #removedCount = 0;
+  /** The rows removed, in the order removed (`clear` removes every row: #cleared). */
+  #removedList: number[] = [];
+  #cleared = false;
   /** Entry objects of rows, made when asked for or set in place. */
   #made = new Map<number, CacheEntry>();
   /** Paths set that no row holds: after the rows, in the order set. */
@@ -58,6 +66,10 @@ export class StoredEntries implements Map<string, CacheEntry> {
   /** Open-addressing table of row + 1 by path hash, built on the first lookup. */
   #table: Int32Array | undefined;
   #searches = 0;
+  /** The table was built here (not read from a file): its misses are misses. */
+  #trusted = false;
+  /** Rows found by a search: a visited path is looked up several times (has, get, set). */
+  #found = new Map<string, number>();
 
   constructor(
     private readonly paths: string,
@@ -71,39 +83,120 @@ export class StoredEntries implements Map<string, CacheEntry> {
     private readonly from: Int32Array,
     private readonly to: Int32Array,
     readonly rows: number,
+    table?: Int32Array,
+    /** The stored totals over every row (from a file whose checksum matched), or none. */
+    private readonly totals?: EntryTotals,
   ) {
     this.#removed = new Uint8Array(rows);
+    this.#table = table;
+  }
+
+  /** The made rows in row order, then the paths set that no row holds. */
+  #eachOther(entry: (path: string, entry: CacheEntry) => void): void {
+    const made = [...this.#made.keys()].sort((a, b) => a - b);
+    for (const r of made) entry(this.rowPath(r), this.#made.get(r) as CacheEntry);
+    for (const [path, e] of this.#tail) entry(path, e);
+  }
+
+  /** Per id of the stored table, its citations in the rows that still count (neither removed nor replaced). */
+  #liveCounts(): Int32Array | undefined {
+    const totals = this.totals;
+    if (!totals || this.#cleared) return undefined;
+    const counts = Int32Array.from(totals.counts);
+    const cites = this.columns.cites;
+    for (const r of [...this.#made.keys(), ...this.#removedList]) {
+      for (let c = this.from[r] as number; c < (this.to[r] as number); c++) {
+        const at = (cites[c * NUMBERS + 1] as number) * 3 + ((cites[c * NUMBERS + 5] as number) & 3);
+        counts[at] = (counts[at] as number) - 1;
+      }
+    }
+    return counts;
+  }
+
+  /**
+   * The summary's pass from the stored totals: adds the untouched rows' skip counts to `skipped` and gives
+   * `entry` every other entry, in order; false (nothing done) without totals.
+   */
+  tallyTotals(
+    skipped: { binary: number; too_large: number },
+    entry: (path: string, entry: CacheEntry) => void,
+  ): boolean {
+    const totals = this.totals;
+    if (!totals || this.#cleared) return false;
+    let binary = totals.skips[0] as number;
+    let tooLarge = totals.skips[1] as number;
+    for (const r of [...this.#made.keys(), ...this.#removedList]) {
+      const skip = (this.flags[r] as number) & 3;
+      if (skip === 1) binary--;
+      else if (skip === 2) tooLarge--;
+    }
+    skipped.binary += binary;
+    skipped.too_large += tooLarge;
+    this.#eachOther(entry);
+    return true;
+  }
+
+  /**
+   * Counts the untouched rows' citations in `tally` from the stored totals, then gives `entry` every other
+   * entry, in order; false (nothing counted or given) without totals, or when an id the untouched rows cite
+   * is an orphan or pinned below its revision somewhere: those citations must be listed in order (the
+   * ordered pass, `tallyRows`).
+   */
+  countTotals(tally: CoverageTally, entry: (path: string, entry: CacheEntry) => void): boolean {
+    const totals = this.totals;
+    const live = this.#liveCounts();
+    if (!totals || !live) return false;
+    const t = tally.table(this.columns.ids);
+    const n = this.columns.ids.length;
+    for (let i = 0; i < n; i++) {
+      if ((live[i * 3] as number) + (live[i * 3 + 1] as number) + (live[i * 3 + 2] as number) === 0) continue;
+      if (t.state[i] === 0) tally.resolve(t, i, totals.reqlix[i] ? "reqlix" : "hosted");
+      const pin = totals.minPin[i] as number;
+      if (t.state[i] === 2 || (pin !== 0 && pin < (t.current[i] as number))) return false;
+    }
+    for (let k = 0; k < live.length; k++) t.counts[k] = (t.counts[k] as number) + (live[k] as number);
+    this.#eachOther(entry);
+    return true;
   }
 
   #row(path: string): number {
     const n = this.rows;
     if (n === 0) return -1;
-    // A rescan looks up a few paths: each found by a search of the joined paths (native, ~10 µs), before
-    // a table of all is worth building (~6 ms in a new process).
-    if (this.#searches < SEARCHES) {
-      this.#searches++;
-      return this.#search(path);
-    }
+    let r = this.#found.get(path);
+    if (r !== undefined) return r;
     let table = this.#table;
-    const mask = (1 << Math.ceil(Math.log2(n * 2 + 1))) - 1;
-    if (!table) {
-      table = new Int32Array(mask + 1);
-      for (let r = 0; r < n; r++) {
-        let slot = hashOf(this.paths, this.pathAt[r] as number, (this.pathAt[r + 1] as number) - 1) & mask;
-        while (table[slot] !== 0) slot = (slot + 1) & mask;
-        table[slot] = r + 1;
+    if (!table && this.#searches < SEARCHES) {
+      // A few lookups: each a search of the joined paths (native, ~10 µs) rather than a table of all.
+      this.#searches++;
+      r = this.#search(path);
+    } else {
+      if (!table) {
+        const paths: string[] = new Array(n);
+        for (let i = 0; i < n; i++) paths[i] = this.rowPath(i);
+        table = pathTable(paths);
+        this.#table = table;
+        this.#trusted = true;
       }
-      this.#table = table;
+      r = this.#probe(table, path);
     }
+    this.#found.set(path, r);
+    return r;
+  }
+
+  /** The row of `path` by the table; a stored table is a hint: its misses are confirmed by a search. */
+  #probe(table: Int32Array, path: string): number {
+    const n = this.rows;
+    const mask = table.length - 1;
     let slot = hashOf(path, 0, path.length) & mask;
-    for (;;) {
+    for (let probes = 0; probes <= mask; probes++) {
       const r = (table[slot] as number) - 1;
-      if (r < 0) return -1;
+      if (r < 0 || r >= n) break;
       const start = this.pathAt[r] as number;
       if ((this.pathAt[r + 1] as number) - 1 - start === path.length && this.paths.startsWith(path, start))
         return r;
       slot = (slot + 1) & mask;
     }
+    return this.#trusted ? -1 : this.#search(path);
   }
 
   #search(path: string): number {
@@ -167,25 +260,82 @@ export class StoredEntries implements Map<string, CacheEntry> {
   }
 
   /**
-   * Every entry in order without making objects of the untouched rows: `row` gets a row's number (read it
-   * with rowSkipped, rowCount, eachRowFact), `entry` the others.
+   * The summary's pass: counts the untouched rows' skip reasons into `skipped` and pushes each with
+   * citations to `cited` (in one loop without calls: a new process runs it unoptimised); `entry` gets the
+   * others, in order.
    */
-  eachRow(row: (r: number) => void, entry: (path: string, entry: CacheEntry) => void): void {
+  tally(
+    skipped: { binary: number; too_large: number },
+    cited: (number | [string, CacheEntry])[],
+    entry: (path: string, entry: CacheEntry) => void,
+  ): void {
+    const { flags, from, to } = this;
+    const removed = this.#removed;
+    const made = this.#made;
+    const anyMade = made.size > 0;
+    let binary = 0;
+    let tooLarge = 0;
     for (let r = 0; r < this.rows; r++) {
-      if (this.#removed[r] !== 0) continue;
-      const made = this.#made.get(r);
-      if (made === undefined) row(r);
-      else entry(this.rowPath(r), made);
+      if (removed[r] !== 0) continue;
+      if (anyMade) {
+        const e = made.get(r);
+        if (e !== undefined) {
+          entry(this.rowPath(r), e);
+          continue;
+        }
+      }
+      const skip = (flags[r] as number) & 3;
+      if (skip === 1) binary++;
+      else if (skip === 2) tooLarge++;
+      if ((to[r] as number) > (from[r] as number)) cited.push(r);
     }
+    skipped.binary += binary;
+    skipped.too_large += tooLarge;
     for (const [path, e] of this.#tail) entry(path, e);
   }
 
-  rowSkipped(r: number): "binary" | "too_large" | undefined {
-    return SKIPS[(this.flags[r] as number) & 3];
+  /** The facts of stored citation `c` (see Columns.facts). */
+  factsAt(c: number, into: CitationFacts): void {
+    this.columns.facts(c, into);
   }
 
-  rowCount(r: number): number {
-    return (this.to[r] as number) - (this.from[r] as number);
+  /**
+   * Counts the citations of the untouched rows `items[start..end)` in `tally` in one loop without calls
+   * (a new process runs it unoptimised); `special(r, c, index)` gets those coverage must see one by one
+   * (an orphan's, a suspect), in order.
+   */
+  tallyRows(
+    items: readonly unknown[],
+    start: number,
+    end: number,
+    tally: CoverageTally,
+    special: (r: number, c: number, index: number) => void,
+  ): void {
+    const t = tally.table(this.columns.ids);
+    const { state, current, counts } = t;
+    const cites = this.columns.cites;
+    const { from, to } = this;
+    for (let k = start; k < end; k++) {
+      const r = items[k] as number;
+      const first = from[r] as number;
+      const last = to[r] as number;
+      for (let c = first; c < last; c++) {
+        const o = c * NUMBERS;
+        const id = cites[o + 1] as number;
+        const code = cites[o + 5] as number;
+        let s = state[id] as number;
+        if (s === 0) {
+          tally.resolve(t, id, code & 4 ? "reqlix" : "hosted");
+          s = state[id] as number;
+        }
+        const pin = cites[o + 2] as number;
+        if (s === 2 || (pin !== 0 && pin < (current[id] as number))) special(r, c, c - first);
+        else {
+          const at = id * 3 + (code & 3);
+          counts[at] = (counts[at] as number) + 1;
+        }
+      }
+    }
   }
 
   /** The facts of an untouched row's citations, in order, with the row's list (see CitationVisitor). */
@@ -231,11 +381,13 @@ export class StoredEntries implements Map<string, CacheEntry> {
     if (r < 0) return false;
     this.#removed[r] = 1;
     this.#removedCount++;
+    this.#removedList.push(r);
     this.#made.delete(r);
     return true;
   }
 
   clear(): void {
+    this.#cleared = true;
     this.#removed.fill(1);
     this.#removedCount = this.rows;
     this.#made.clear();
@@ -265,16 +417,62 @@ export class StoredEntries implements Map<string, CacheEntry> {
   }
 }
 
+/** Stored totals of the right shape for `ids` ids, or none. */
+function totalsOf(totals: EntryTotals | undefined, ids: number): EntryTotals | undefined {
+  if (!totals || typeof totals !== "object") return undefined;
+  const { counts, reqlix, minPin, skips } = totals;
+  return counts instanceof Int32Array &&
+    counts.length === ids * 3 &&
+    reqlix instanceof Uint8Array &&
+    reqlix.length === ids &&
+    minPin instanceof Int32Array &&
+    minPin.length === ids &&
+    skips instanceof Int32Array &&
+    skips.length === 2
+    ? totals
+    : undefined;
+}
+
 /**
  * The entries back; throws when the data is not what `encodeEntries` writes (a corrupt file). Every column
- * is checked here, in one pass over the numbers: a citation decoded later cannot fail.
+ * is checked here, in one pass over the numbers: a citation decoded later cannot fail. `trusted`: the data
+ * is byte for byte what `encodeEntries` made (its checksum matched, see cache.ts), so only its shape is
+ * checked: the passes over every file and citation are what a new process's rescan spent most on.
  */
-export function decodeEntries(data: EncodedEntries): StoredEntries {
+export function decodeEntries(data: EncodedEntries, trusted = false): StoredEntries {
   const { stamps, flags, cites, lengths, text } = data;
   check(typeof data.paths === "string" && typeof data.blob === "string" && typeof data.ids === "string");
   check(stamps instanceof Float64Array && flags instanceof Uint8Array && typeof text === "string");
   check(cites instanceof Int32Array && lengths instanceof Int32Array);
   const n = flags.length;
+  const { first } = data;
+  if (
+    trusted &&
+    first instanceof Int32Array &&
+    first.length === n + 1 &&
+    data.pathAt instanceof Int32Array &&
+    data.pathAt.length === n + 1 &&
+    data.blobAt instanceof Int32Array &&
+    data.blobAt.length === n + 1
+  ) {
+    const ids = data.ids === "" ? [] : data.ids.split("\0");
+    const columns = new Columns(ids, cites, lengths, text);
+    const table = data.table instanceof Int32Array && n > 0 ? data.table : undefined;
+    return new StoredEntries(
+      data.paths,
+      data.pathAt,
+      data.blob,
+      data.blobAt,
+      stamps,
+      flags,
+      columns,
+      first.subarray(0, n),
+      first.subarray(1),
+      n,
+      table,
+      totalsOf(data.totals, ids.length),
+    );
+  }
   const pathAt = n === 0 ? new Int32Array(1) : checkOffsets(data.pathAt, data.paths, n);
   const blobAt = n === 0 ? new Int32Array(1) : checkOffsets(data.blobAt, data.blob, n);
   const ids = data.ids === "" ? [] : data.ids.split("\0");
@@ -285,8 +483,12 @@ export function decodeEntries(data: EncodedEntries): StoredEntries {
   const textAt = new Int32Array(count);
   const from = new Int32Array(n);
   const to = new Int32Array(n);
+  const idCount = ids.length;
+  const textLength = text.length;
   let at = 0;
   let previousFile = -1;
+  // One pass without calls (a new process runs it unoptimised): the first bad number stops it.
+  let ok = true;
   for (let c = 0; c < count; c++) {
     const o = c * NUMBERS;
     const file = cites[o] as number;
@@ -294,17 +496,37 @@ export function decodeEntries(data: EncodedEntries): StoredEntries {
     const code = cites[o + 5] as number;
     const testLength = lengths[c * 2] as number;
     const snippetLength = lengths[c * 2 + 1] as number;
-    check(file >= 0 && file >= previousFile && file < n && id >= 0 && id < ids.length);
-    check((code & 3) < 3 && code >= 0 && code < 8 && (cites[o + 2] as number) >= 0);
-    check(testLength >= -1 && snippetLength >= 0);
-    if (file !== previousFile) from[file] = c;
+    if (
+      file < 0 ||
+      file < previousFile ||
+      file >= n ||
+      !(id >= 0 && id < idCount) ||
+      !(code >= 0 && code < 8 && (code & 3) !== 3) ||
+      !((cites[o + 2] as number) >= 0) ||
+      testLength < -1 ||
+      snippetLength < 0
+    ) {
+      ok = false;
+      break;
+    }
+    if (file !== previousFile) {
+      from[file] = c;
+      previousFile = file;
+    }
     to[file] = c + 1;
-    previousFile = file;
     textAt[c] = at;
     at += Math.max(testLength, 0) + snippetLength;
-    check(at <= text.length);
+    if (at > textLength) {
+      ok = false;
+      break;
+    }
   }
-  check(at === text.length);
+  check(ok && at === textLength);
   const columns = new Columns(ids, cites, lengths, text, textAt);
-  return new StoredEntries(data.paths, pathAt, data.blob, blobAt, stamps, flags, columns, from, to, n);
+  // A stored path table of the right shape is used as a hint (see #probe); any other is ignored.
+  const table =
+    data.table instanceof Int32Array && n > 0 && data.table.length === tableMask(n) + 1
+      ? data.table
+      : undefined;
+  return new StoredEntries(data.paths, pathAt, data.blob, blobAt, stamps, flags, columns, from, to, n, table);
 }

@@ -56,8 +56,11 @@ export function recall(
 ): string[] | undefined {
   if (!memo || stamp === null || memo.key !== memoKey(root, stamp, process.env)) return undefined;
   for (const [path, was] of memo.files) if (fileStamp(path) !== was) return undefined;
+  // A folder per iteration: the root and a relative path joined by hand (path.join normalises each, which
+  // a new process runs unoptimised: ~1 µs a call).
+  const prefix = root.endsWith("/") ? root : `${root}/`;
   for (const [rel, mtimeMs] of memo.dirs) {
-    const info = lstatSync(rel === "" ? root : join(root, rel), { throwIfNoEntry: false });
+    const info = lstatSync(rel === "" ? root : prefix + rel, { throwIfNoEntry: false });
     if (!info?.isDirectory() || info.mtimeMs !== mtimeMs) return undefined;
   }
   return memo.untracked;

@@ -8,6 +8,7 @@
 import { readdir, readFile, rename, rm, stat, utimes, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { deserialize, serialize } from "node:v8";
+import { crc32 } from "node:zlib";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { CACHE_VERSION, cacheFileFor } from "../../../src/local/trace/cache.js";
 import { newScanState, type ScanResult, type ScanState, scanProject } from "../../../src/local/trace/scan.js";
@@ -62,6 +63,30 @@ describe("a rescan sees every kind of change (memory and disk cache against a co
   it("a tracked file edited (other size)", async () => {
     await fx.write("src/extra.ts", "// AC-004 and now REQ-601 too\n");
     expect(ids(await rescan(), "src/extra.ts")).toEqual(["AC-004", "REQ-601"]);
+  });
+
+  it("a wrong path table in the cache file is only a hint: every path is still found, none twice", async () => {
+    const file = cacheFileFor(fx.cacheDir, fx.root);
+    const good = deserialize(await readFile(file));
+    const entries = deserialize(good.entries);
+    const size = entries.table.length;
+    const tables = [
+      new Int32Array(size), // every path missed: each confirmed by a search
+      new Int32Array(size).fill(1), // every slot names the first row
+      Int32Array.from({ length: size }, (_, i) => (i * 7919) % 1000), // rows out of range too
+    ];
+    for (const [i, table] of tables.entries()) {
+      // With a matching checksum (the columns are taken as written) and without one.
+      const bytes = serialize({ ...entries, table });
+      await writeFile(file, serialize({ ...good, entries: bytes, crc: i === 2 ? null : crc32(bytes) }));
+      await rm(`${file}.delta`, { force: true });
+      await fx.write("src/extra.ts", `// AC-004 and REQ-60${i}\n`);
+      const memory = await rescan();
+      expect(ids(memory, "src/extra.ts")).toEqual(["AC-004", `REQ-60${i}`]);
+      // Not a cold scan: the entries were used.
+      const again = await scanProject(fx.root, { env: fx.env, persist: true });
+      expect(again.read).toBeLessThan(again.files);
+    }
   });
 
   it("a tracked file edited to the same size with its mtime put back", async () => {
@@ -189,27 +214,31 @@ describe("the disk cache", () => {
     const file = cacheFileFor(fx.cacheDir, fx.root);
     const good = await readFile(file);
     const data = deserialize(good);
+    expect(typeof data.crc).toBe("number"); // this Node has zlib.crc32: the entries carry their checksum
+    const entries = deserialize(data.entries);
+    // Columns that do not decode, each with the checksum of the good ones (a mismatch) and with none (a
+    // writer without crc32: every column is checked).
+    const badColumns = [
+      { ...entries, cites: Int32Array.from([999_999, 0, 0, 1, 1, 0]), lengths: Int32Array.from([-1, 0]) },
+      { ...entries, text: entries.text.slice(1) },
+      { ...entries, paths: "just-one-path" },
+      // Citations are decoded lazily: every column is checked when the file is read, so none fails later.
+      { ...entries, cites: Int32Array.from(entries.cites).reverse() },
+      { ...entries, ids: "" },
+    ];
+    const flipped = Buffer.from(data.entries);
+    flipped[flipped.length - 1] = (flipped[flipped.length - 1] as number) ^ 1; // one bit of the last column
     const variants: Buffer[] = [
       Buffer.from("not a cache at all"),
       good.subarray(0, Math.floor(good.length / 2)),
       serialize({ ...data, version: CACHE_VERSION - 1 }),
       serialize({ ...data, format: "something else" }),
-      serialize({
-        ...data,
-        entries: {
-          ...data.entries,
-          cites: Int32Array.from([999_999, 0, 0, 1, 1, 0]),
-          lengths: Int32Array.from([-1, 0]),
-        },
-      }),
-      serialize({ ...data, entries: { ...data.entries, text: data.entries.text.slice(1) } }),
-      serialize({ ...data, entries: { ...data.entries, paths: "just-one-path" } }),
-      // Citations are decoded lazily: every column is checked when the file is read, so none fails later.
-      serialize({
-        ...data,
-        entries: { ...data.entries, cites: Int32Array.from(data.entries.cites).reverse() },
-      }),
-      serialize({ ...data, entries: { ...data.entries, ids: "" } }),
+      ...badColumns.flatMap((bad) => [
+        serialize({ ...data, entries: serialize(bad) }),
+        serialize({ ...data, entries: serialize(bad), crc: null }),
+      ]),
+      serialize({ ...data, entries: flipped }),
+      serialize({ ...data, entries }), // columns that are not bytes
       serialize({ ...data, root: "/another/project" }),
       serialize({ ...data, version: "5" }),
     ];

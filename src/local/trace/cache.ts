@@ -21,7 +21,8 @@ import { type CacheEntry, type EncodedEntries, encodeEntries } from "./cache-for
 import type { CommitCitation } from "./git.js";
 import { hash64, uniqueName } from "./hash.js";
 import type { CatalogFiles } from "./requirements.js";
-import { decodeEntries, type StoredEntries } from "./stored-entries.js";
+import { decodeEntries } from "./stored-decode.js";
+import type { StoredEntries } from "./stored-entries.js";
 import type { UntrackedMemo } from "./untracked-memo.js";
 
 export type { CacheEntry, SkipReason } from "./cache-format.js";

@@ -76,9 +76,12 @@ export function extractLinks(frontmatter: Record<string, unknown>): Link[] {
       if (id === undefined) continue next; // a list with anything else in it is data
       if (!targets.includes(id)) targets.push(id);
     }
-    links.push({ rel, targets });
+    // Kept for the graph's life: exact-length copies (an array grown by push keeps room for 16).
+    links.push({ rel, targets: targets.slice() });
   }
-  return links.length > 1 ? links.sort((a, b) => (a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0)) : links;
+  return links.length > 1
+    ? links.sort((a, b) => (a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0)).slice()
+    : links.slice();
 }
 
 export function normalizeTags(value: unknown): string[] {
@@ -89,7 +92,7 @@ export function normalizeTags(value: unknown): string[] {
     const tag = String(item).trim();
     if (tag && !tags.includes(tag)) tags.push(tag);
   }
-  return tags;
+  return tags.slice(); // exact length: kept for the graph's life
 }
 
 /**

@@ -42,11 +42,13 @@ function flowList(text: string): string[] | undefined {
   if (!text.endsWith("]")) return undefined;
   const inner = text.slice(1, -1);
   if (inner.trim() === "") return [];
-  const items: string[] = [];
-  for (const part of inner.split(",")) {
-    const value = plain(part, true);
+  // The split's own array, filled in place: it is exactly as long as the list (an array grown by push keeps
+  // room for 16; a cold sync keeps tens of thousands of these, and the GC copies every slot).
+  const items = inner.split(",");
+  for (let k = 0; k < items.length; k++) {
+    const value = plain(items[k] as string, true);
     if (value === undefined) return undefined;
-    items.push(value);
+    items[k] = value;
   }
   return items;
 }
@@ -132,7 +134,7 @@ export function parseSimpleFrontmatter(yaml: string): Record<string, unknown> | 
       items.push(map);
     }
     if (items.length === 0) return undefined;
-    out[key] = items;
+    out[key] = items.slice(); // exactly as long as the list (see flowList)
   }
   return out;
 }

@@ -13,7 +13,7 @@ import type { AuthInfo } from "../../src/core/auth-info.js";
 import { CAPPED_NOTE } from "../../src/db/search.repo.js";
 import { RANKED_CANDIDATES } from "../../src/db/search-ranking.js";
 import { createHarness, type Harness, ok } from "./harness.js";
-import { bm25Order, searchAllPages } from "./search-seed.js";
+import { bm25Order, searchAllPages, seedNumbered } from "./search-seed.js";
 
 type Item = { reference_id: string; title: string; score: number };
 type Results = { items: Item[]; next_cursor?: string; note?: string };
@@ -33,19 +33,14 @@ beforeAll(async () => {
   // sixty of the oldest 20,000, then every one of the newest 4,800 (5,133); "omega sigma": one in six of the
   // oldest 5,400, then one in five (5,220; the probe scales its first 1,000 to about 4,600); "psi chi": one in
   // five of the oldest 5,000, then one in six (4,666; scaled to 5,400); "widget gadget": about a third.
-  await h.database.write(async (tx) => {
-    const ws = large.workspaceId;
-    await tx.run(sql`INSERT INTO epics (workspace_id, reference_id, title) VALUES (${ws}, 'EP-001', 'Epic')`);
-    await tx.run(sql`INSERT INTO user_stories (workspace_id, reference_id, epic_id, title)
-      VALUES (${ws}, 'US-001', (SELECT id FROM epics WHERE workspace_id = ${ws}), 'Story')`);
-    await tx.run(sql`
-      INSERT INTO requirements (workspace_id, reference_id, user_story_id, title, description, type_id)
-      WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ${ROWS})
-      SELECT ${ws}, 'REQ-' || printf('%05d', i), (SELECT id FROM user_stories WHERE workspace_id = ${ws}),
-        CASE WHEN i > 22200 AND i % 45 = 0 THEN 'Mango nectar ' || i WHEN i > 5400 AND i % 85 = 0 THEN 'Omega sigma ' || i
+  await seedNumbered(
+    h.database,
+    large,
+    ROWS,
+    sql`CASE WHEN i > 22200 AND i % 45 = 0 THEN 'Mango nectar ' || i WHEN i > 5400 AND i % 85 = 0 THEN 'Omega sigma ' || i
              WHEN i <= 1200 AND i % 40 = 0 THEN 'Kappa ' || i
-             WHEN i % 30 = 0 THEN 'Alpha rule ' || i WHEN i % 9 = 0 THEN 'Widget gadget ' || i ELSE 'Rule ' || i END,
-        (CASE WHEN i % 6 = 0 THEN 'alpha ' ELSE '' END) || (CASE WHEN i % 18 = 0 THEN 'alpha ' ELSE '' END)
+             WHEN i % 30 = 0 THEN 'Alpha rule ' || i WHEN i % 9 = 0 THEN 'Widget gadget ' || i ELSE 'Rule ' || i END`,
+    sql`(CASE WHEN i % 6 = 0 THEN 'alpha ' ELSE '' END) || (CASE WHEN i % 18 = 0 THEN 'alpha ' ELSE '' END)
           || (CASE WHEN (i % 6 = 0 AND i % 4 != 0) OR (i % 13 = 0 AND i % 6 != 0) THEN 'beta ' ELSE '' END)
           || (CASE WHEN i % 10 < 6 THEN 'widget ' ELSE '' END) || (CASE WHEN i % 10 >= 3 THEN 'gadget ' ELSE '' END)
           || (CASE WHEN i <= 1200 OR i % 50 = 0 THEN 'kappa lambda ' ELSE '' END)
@@ -53,10 +48,8 @@ beforeAll(async () => {
           || (CASE WHEN (i <= 20000 AND i % 60 = 0) OR i > 22200 THEN 'mango nectar ' ELSE '' END)
           || (CASE WHEN (i <= 5400 AND i % 6 = 0) OR (i > 5400 AND i % 5 = 0) THEN 'omega sigma ' ELSE '' END)
           || (CASE WHEN (i <= 5000 AND i % 5 = 0) OR (i > 5000 AND i % 6 = 0) THEN 'psi chi ' ELSE '' END)
-          || substr('filler filler filler filler filler filler filler filler filler filler filler filler filler filler filler filler filler filler filler filler filler filler filler filler filler filler filler filler filler ', 1, (i % 29) * 7) || 'item ' || i,
-        (SELECT min(id) FROM requirement_types WHERE workspace_id = ${ws})
-      FROM n`);
-  });
+          || substr('filler filler filler filler filler filler filler filler filler filler filler filler filler filler filler filler filler filler filler filler filler filler filler filler filler filler filler filler filler ', 1, (i % 29) * 7) || 'item ' || i`,
+  );
 }, 180_000);
 
 afterAll(async () => h?.close());

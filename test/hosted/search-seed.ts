@@ -4,11 +4,41 @@
  * And the reference ranking the search tests compare against, and every page of a search.
  */
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { sql } from "drizzle-orm";
+import { type SQL, sql } from "drizzle-orm";
 import { expect } from "vitest";
 import type { AuthInfo } from "../../src/core/auth-info.js";
-import type { Database } from "../../src/db/database.js";
+import type { Database, Tx } from "../../src/db/database.js";
 import { ok } from "./harness.js";
+
+/** EP-001 and its story US-001 in workspace `ws`: the parents of the seeded requirements. */
+async function insertEpicAndStory(tx: Tx, ws: number): Promise<void> {
+  await tx.run(sql`INSERT INTO epics (workspace_id, reference_id, title) VALUES (${ws}, 'EP-001', 'Epic')`);
+  await tx.run(sql`INSERT INTO user_stories (workspace_id, reference_id, epic_id, title)
+    VALUES (${ws}, 'US-001', (SELECT id FROM epics WHERE workspace_id = ${ws}), 'Story')`);
+}
+
+/**
+ * `rows` requirements (REQ-00001 on) in one new epic and story, in one INSERT … SELECT (the triggers index
+ * each row): `title` and `description` are SQL expressions of the row number `i`.
+ */
+export async function seedNumbered(
+  database: Database,
+  auth: AuthInfo,
+  rows: number,
+  title: SQL,
+  description: SQL,
+): Promise<void> {
+  await database.write(async (tx) => {
+    const ws = auth.workspaceId;
+    await insertEpicAndStory(tx, ws);
+    await tx.run(sql`
+      INSERT INTO requirements (workspace_id, reference_id, user_story_id, title, description, type_id)
+      WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ${rows})
+      SELECT ${ws}, 'REQ-' || printf('%05d', i), (SELECT id FROM user_stories WHERE workspace_id = ${ws}),
+        ${title}, ${description}, (SELECT min(id) FROM requirement_types WHERE workspace_id = ${ws})
+      FROM n`);
+  });
+}
 
 export async function seedRequirements(
   database: Database,
@@ -19,9 +49,7 @@ export async function seedRequirements(
 ): Promise<void> {
   await database.write(async (tx) => {
     const ws = auth.workspaceId;
-    await tx.run(sql`INSERT INTO epics (workspace_id, reference_id, title) VALUES (${ws}, 'EP-001', 'Epic')`);
-    await tx.run(sql`INSERT INTO user_stories (workspace_id, reference_id, epic_id, title)
-      VALUES (${ws}, 'US-001', (SELECT id FROM epics WHERE workspace_id = ${ws}), 'Story')`);
+    await insertEpicAndStory(tx, ws);
     for (let n = 1; n <= rows; n++) {
       await tx.run(sql`INSERT INTO requirements (workspace_id, reference_id, user_story_id, title, description, type_id)
         VALUES (${ws}, ${`REQ-${String(n).padStart(3, "0")}`}, (SELECT id FROM user_stories WHERE workspace_id = ${ws}),

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { AuthInfo } from "../../src/core/auth-info.js";
 import { CAPPED_NOTE } from "../../src/db/search.repo.js";
 import { createHarness, type Harness, ok } from "./harness.js";
-import { bm25Order, rankedPages, seedRequirements } from "./search-seed.js";
+import { bm25Order, rankedPages, seedNumbered, seedRequirements } from "./search-seed.js";
 
 type Results = {
   items: { reference_id: string; title: string; score: number }[];
@@ -36,24 +36,17 @@ beforeAll(async () => {
   otherClient = await h.connect(other);
   // One INSERT … SELECT (the triggers index each row): "widget" in 60% of the rows (bm25 weighs it at its
   // floor), "gadget" in 35%, "sprocket" in about one row in eleven; frequencies, titles and lengths vary.
-  await h.database.write(async (tx) => {
-    const ws = large.workspaceId;
-    await tx.run(sql`INSERT INTO epics (workspace_id, reference_id, title) VALUES (${ws}, 'EP-001', 'Epic')`);
-    await tx.run(sql`INSERT INTO user_stories (workspace_id, reference_id, epic_id, title)
-      VALUES (${ws}, 'US-001', (SELECT id FROM epics WHERE workspace_id = ${ws}), 'Story')`);
-    await tx.run(sql`
-      INSERT INTO requirements (workspace_id, reference_id, user_story_id, title, description, type_id)
-      WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ${ROWS})
-      SELECT ${ws}, 'REQ-' || printf('%05d', i), (SELECT id FROM user_stories WHERE workspace_id = ${ws}),
-        CASE WHEN i % 9 = 0 THEN 'Widget gear ' || i WHEN i % 13 = 0 THEN 'Sprocket part ' || i
-             WHEN i % 17 = 0 THEN 'Gadget tool ' || i ELSE 'Rule ' || i END,
-        (CASE WHEN i % 10 < 6 THEN 'widget ' ELSE '' END) || (CASE WHEN i % 4 = 0 THEN 'widget ' ELSE '' END)
+  await seedNumbered(
+    h.database,
+    large,
+    ROWS,
+    sql`CASE WHEN i % 9 = 0 THEN 'Widget gear ' || i WHEN i % 13 = 0 THEN 'Sprocket part ' || i
+             WHEN i % 17 = 0 THEN 'Gadget tool ' || i ELSE 'Rule ' || i END`,
+    sql`(CASE WHEN i % 10 < 6 THEN 'widget ' ELSE '' END) || (CASE WHEN i % 4 = 0 THEN 'widget ' ELSE '' END)
           || (CASE WHEN i % 10 >= 7 THEN 'gadget ' ELSE '' END) || (CASE WHEN i % 20 = 1 THEN 'gadget gadget ' ELSE '' END)
           || (CASE WHEN i % 37 = 0 THEN 'sprocket ' WHEN i % 41 = 0 THEN 'sprocket sprocket ' ELSE '' END)
-          || substr('filler filler filler filler filler filler filler filler filler filler filler filler filler filler filler filler filler filler filler filler filler filler filler filler filler filler filler filler filler ', 1, (i % 29) * 7) || 'item ' || i,
-        (SELECT min(id) FROM requirement_types WHERE workspace_id = ${ws})
-      FROM n`);
-  });
+          || substr('filler filler filler filler filler filler filler filler filler filler filler filler filler filler filler filler filler filler filler filler filler filler filler filler filler filler filler filler filler ', 1, (i % 29) * 7) || 'item ' || i`,
+  );
   // Another tenant with the same words: never shown to or counted for the large workspace.
   await seedRequirements(
     h.database,

@@ -1,7 +1,18 @@
 /**
  * What the benchmark scripts share: command-line numbers, a seeded PRNG, a Zipf word sampler for
- * realistic text, and the order statistics their tables report.
+ * realistic text, the order statistics their tables report, and the machine facts their results end with.
  */
+import { cpus, loadavg } from "node:os";
+
+/** Node, the 1-minute load average, cores and time: the last fields of a result's summary. */
+export function machineFacts(): { node: string; load_average_1m: number; cpus: number; date: string } {
+  return {
+    node: process.version,
+    load_average_1m: +(loadavg()[0] ?? 0).toFixed(2),
+    cpus: cpus().length,
+    date: new Date().toISOString(),
+  };
+}
 
 /** `--name 123` from the command line, or `fallback`. */
 export function numberArg(name: string, fallback: number, argv: readonly string[] = process.argv): number {

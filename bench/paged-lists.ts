@@ -8,7 +8,7 @@
  *   npx tsx bench/paged-lists.ts [--small 1000] [--large 100000] [--runs 200]
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { cpus, loadavg, tmpdir } from "node:os";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { sql } from "drizzle-orm";
@@ -19,8 +19,9 @@ import { migrateDatabase } from "../src/db/migrate.js";
 import { getUserByUsername } from "../src/db/users.repo.js";
 import { findWorkspaceBySlug } from "../src/db/workspaces.repo.js";
 import { parseToolInput, renderSuccess } from "../src/protocol/compile.js";
+import { insertEpicAndStory } from "../test/helpers/seed-parents.js";
 import { benchContext, hostedTool } from "./hosted-tool.js";
-import { median, numberArg } from "./lib.js";
+import { machineFacts, median, numberArg } from "./lib.js";
 
 const SMALL = numberArg("small", 1000);
 const LARGE = numberArg("large", 100_000);
@@ -56,11 +57,7 @@ async function seed(slug: string, n: number): Promise<Workspace> {
   if (!ws) throw new Error("no workspace");
   const user = await database.read((db) => getUserByUsername(db, username));
   await database.write(async (tx) => {
-    await tx.run(
-      sql`INSERT INTO epics (workspace_id, reference_id, title) VALUES (${ws.id}, 'EP-001', 'Epic')`,
-    );
-    await tx.run(sql`INSERT INTO user_stories (workspace_id, reference_id, epic_id, title)
-      VALUES (${ws.id}, 'US-001', (SELECT id FROM epics WHERE workspace_id = ${ws.id}), 'Story')`);
+    await insertEpicAndStory(tx, ws.id);
     const type = await tx.all<{ id: number }>(
       sql`SELECT id FROM requirement_types WHERE workspace_id = ${ws.id} ORDER BY id LIMIT 1`,
     );
@@ -190,10 +187,7 @@ const summary = {
   target: `large ≤ ${TARGET}× small, every page`,
   pass: rows.every((r) => r.pass),
   seed_seconds: +seedSeconds.toFixed(1),
-  node: process.version,
-  load_average_1m: +(loadavg()[0] ?? 0).toFixed(2),
-  cpus: cpus().length,
-  date: new Date().toISOString(),
+  ...machineFacts(),
 };
 console.table(rows);
 console.table([summary]);

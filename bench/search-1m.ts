@@ -11,7 +11,7 @@
  *   npx tsx bench/search-1m.ts [--rows 1000000] [--small 2000] [--runs 60] [--db /tmp/reqlix-search-1m.db]
  */
 import { mkdirSync, writeFileSync } from "node:fs";
-import { cpus, loadavg, tmpdir } from "node:os";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { sql } from "drizzle-orm";
@@ -19,7 +19,7 @@ import { ftsQuery } from "../src/db/search.repo.js";
 import { RANKED_CANDIDATES, textMatch } from "../src/db/search-ranking.js";
 import { parseToolInput } from "../src/protocol/compile.js";
 import { benchContext, hostedTool } from "./hosted-tool.js";
-import { numberArg, percentile, rng } from "./lib.js";
+import { machineFacts, numberArg, percentile, rng } from "./lib.js";
 import { openSearchData, type SearchWorkspace, VOCAB } from "./search-data.js";
 
 const ROWS = numberArg("rows", 1_000_000);
@@ -198,10 +198,7 @@ const summary = {
   overlap_min: +minOverlap.toFixed(2),
   overlap_mean: +meanOverlap.toFixed(2),
   overlap_pass: minOverlap >= TARGET_OVERLAP,
-  node: process.version,
-  load_average_1m: +(loadavg()[0] ?? 0).toFixed(2),
-  cpus: cpus().length,
-  date: new Date().toISOString(),
+  ...machineFacts(),
 };
 console.table(rows);
 console.table(judged);

@@ -7,7 +7,7 @@
  *   npx tsx bench/search.ts [--rows 100000] [--runs 300]
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { cpus, loadavg, tmpdir } from "node:os";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { sql } from "drizzle-orm";
@@ -19,7 +19,7 @@ import { getUserByUsername } from "../src/db/users.repo.js";
 import { findWorkspaceBySlug } from "../src/db/workspaces.repo.js";
 import { parseToolInput } from "../src/protocol/compile.js";
 import { benchContext, hostedTool } from "./hosted-tool.js";
-import { numberArg, percentile, rng, zipfWords } from "./lib.js";
+import { machineFacts, numberArg, percentile, rng, zipfWords } from "./lib.js";
 
 const ROWS = numberArg("rows", 100_000);
 const RUNS = numberArg("runs", 300);
@@ -192,11 +192,8 @@ const summary = {
   speedup_p50: +(overallLike.p50 / overall.p50).toFixed(1),
   target: "search_requirements p50 ≤ 5 ms",
   pass: overall.p50 <= 5,
-  node: process.version,
   // Other work on the machine inflates every timing; the ratio to LIKE is measured under the same load.
-  load_average_1m: +(loadavg()[0] ?? 0).toFixed(2),
-  cpus: cpus().length,
-  date: new Date().toISOString(),
+  ...machineFacts(),
 };
 
 console.table(rows);

@@ -7,7 +7,7 @@
  *   npx tsx bench/story-requirements.ts [--rows 1000] [--runs 40]
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { cpus, loadavg, tmpdir } from "node:os";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { sql } from "drizzle-orm";
@@ -17,8 +17,9 @@ import { migrateDatabase } from "../src/db/migrate.js";
 import { getUserByUsername } from "../src/db/users.repo.js";
 import { findWorkspaceBySlug } from "../src/db/workspaces.repo.js";
 import { contentOf, parseToolInput, renderSuccess } from "../src/protocol/compile.js";
+import { insertEpicAndStory } from "../test/helpers/seed-parents.js";
 import { benchContext, hostedTool } from "./hosted-tool.js";
-import { median, numberArg, rng, zipfWords } from "./lib.js";
+import { machineFacts, median, numberArg, rng, zipfWords } from "./lib.js";
 import { VOCAB } from "./search-data.js";
 
 const ROWS = numberArg("rows", 1000);
@@ -39,11 +40,7 @@ const { phrase } = zipfWords(VOCAB, rng(5));
 
 // One story with ROWS requirements of ordinary length (a 6-word title, a 30-word description).
 await database.write(async (tx) => {
-  await tx.run(
-    sql`INSERT INTO epics (workspace_id, reference_id, title) VALUES (${ws.id}, 'EP-001', 'Epic')`,
-  );
-  await tx.run(sql`INSERT INTO user_stories (workspace_id, reference_id, epic_id, title)
-    VALUES (${ws.id}, 'US-001', (SELECT id FROM epics WHERE workspace_id = ${ws.id}), 'Big story')`);
+  await insertEpicAndStory(tx, ws.id, "Big story");
   const type = await tx.all<{ id: number }>(
     sql`SELECT id FROM requirement_types WHERE workspace_id = ${ws.id} ORDER BY id LIMIT 1`,
   );
@@ -131,10 +128,7 @@ const summary = {
   text_bytes: sizes.text,
   structured_bytes: sizes.structured,
   structured_over_text: +(sizes.structured / sizes.text).toFixed(2),
-  node: process.version,
-  load_average_1m: +(loadavg()[0] ?? 0).toFixed(2),
-  cpus: cpus().length,
-  date: new Date().toISOString(),
+  ...machineFacts(),
 };
 console.table([summary]);
 mkdirSync("bench/results", { recursive: true });

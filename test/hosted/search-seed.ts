@@ -7,15 +7,9 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { type SQL, sql } from "drizzle-orm";
 import { expect } from "vitest";
 import type { AuthInfo } from "../../src/core/auth-info.js";
-import type { Database, Tx } from "../../src/db/database.js";
+import type { Database } from "../../src/db/database.js";
+import { insertEpicAndStory } from "../helpers/seed-parents.js";
 import { ok } from "./harness.js";
-
-/** EP-001 and its story US-001 in workspace `ws`: the parents of the seeded requirements. */
-async function insertEpicAndStory(tx: Tx, ws: number): Promise<void> {
-  await tx.run(sql`INSERT INTO epics (workspace_id, reference_id, title) VALUES (${ws}, 'EP-001', 'Epic')`);
-  await tx.run(sql`INSERT INTO user_stories (workspace_id, reference_id, epic_id, title)
-    VALUES (${ws}, 'US-001', (SELECT id FROM epics WHERE workspace_id = ${ws}), 'Story')`);
-}
 
 /**
  * `rows` requirements (REQ-00001 on) in one new epic and story, in one INSERT … SELECT (the triggers index

@@ -13,6 +13,9 @@
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+import { afterAll, beforeAll } from "vitest";
+import type { HostedServer } from "../helpers/hosted.js";
+import { startWebServer } from "./web-client.js";
 
 export const SCREENSHOT_DIR = resolve(import.meta.dirname, "screenshots");
 const AXE_SOURCE = readFileSync(
@@ -125,4 +128,21 @@ export async function tabOrder(page: Page, count: number): Promise<string[]> {
     );
   }
   return seen;
+}
+
+/**
+ * A web server and Chromium for one test file: started before its tests (within `timeoutMs`), closed after
+ * them. Read `server` and `browser` inside the tests, once they are set.
+ */
+export function webAndBrowser(timeoutMs: number): { server: HostedServer; browser: WebBrowser } {
+  const env = {} as { server: HostedServer; browser: WebBrowser };
+  beforeAll(async () => {
+    env.server = await startWebServer();
+    env.browser = await launchBrowser();
+  }, timeoutMs);
+  afterAll(async () => {
+    await env.browser?.close();
+    await env.server?.close();
+  });
+  return env;
 }

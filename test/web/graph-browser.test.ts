@@ -4,31 +4,19 @@
  * highlights neighbours, pan and zoom move the view, axe finds nothing serious. Without JavaScript the same
  * page lists the requirements and relationships.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { HostedServer } from "../helpers/hosted.js";
+import { beforeAll, describe, expect, it } from "vitest";
 import { toolHttp } from "../helpers/rpc-http.js";
-import {
-  launchBrowser,
-  screenshot,
-  seriousViolations,
-  signInPage,
-  type WebBrowser,
-  type WebPage,
-} from "./browser.js";
-import { startWebServer } from "./web-client.js";
+import { screenshot, seriousViolations, signInPage, type WebPage, webAndBrowser } from "./browser.js";
 
-let server: HostedServer;
-let browser: WebBrowser;
+const web = webAndBrowser(120_000);
 let viewerToken: string;
 
 const req = (n: number) => `REQ-${String(n).padStart(3, "0")}`;
 
 beforeAll(async () => {
-  server = await startWebServer();
-  browser = await launchBrowser();
-  const editor = await server.createToken("erin", "editor");
-  viewerToken = await server.createToken("vic", "viewer");
-  const call = (name: string, args: Record<string, unknown>) => toolHttp(server.url, editor, name, args);
+  const editor = await web.server.createToken("erin", "editor");
+  viewerToken = await web.server.createToken("vic", "viewer");
+  const call = (name: string, args: Record<string, unknown>) => toolHttp(web.server.url, editor, name, args);
   await call("create_epic", { title: "Checkout" }); // EP-001
   await call("create_epic", { title: "Accounts" }); // EP-002
   await call("create_user_story", { epic_id: "EP-001", title: "Pay" }); // US-001
@@ -67,19 +55,15 @@ beforeAll(async () => {
   }
   await call("update_requirement", { requirement_id: "REQ-003", description: "Changed since linked." });
 }, 120_000);
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
 
 async function openGraph(page: WebPage): Promise<void> {
-  await signInPage(page, server.url, viewerToken, "/epics/EP-001/graph");
+  await signInPage(page, web.server.url, viewerToken, "/epics/EP-001/graph");
   await page.waitForSelector("[data-graph-canvas][data-state=ready]");
 }
 
 describe("traceability graph in Chromium", () => {
   it("draws every requirement and relationship, marks suspect links, and passes axe", async () => {
-    const page = await browser.newPage();
+    const page = await web.browser.newPage();
     await openGraph(page);
     const nodes = await page.$$eval("svg.graph-svg a.node", (els) =>
       els.map((e) => e.getAttribute("data-id")),
@@ -117,7 +101,7 @@ describe("traceability graph in Chromium", () => {
   });
 
   it("a click on a node opens its requirement page", async () => {
-    const page = await browser.newPage();
+    const page = await web.browser.newPage();
     await openGraph(page);
     await Promise.all([
       page.waitForURL((url) => url.pathname === "/requirements/REQ-004"),
@@ -127,7 +111,7 @@ describe("traceability graph in Chromium", () => {
   });
 
   it("keyboard: Tab reaches the graph and its nodes, focus highlights the neighbours, keys pan and zoom", async () => {
-    const page = await browser.newPage();
+    const page = await web.browser.newPage();
     await openGraph(page);
     await page.focus("svg.graph-svg");
     const transform = () => page.getAttribute("g.graph-viewport", "transform");
@@ -167,7 +151,7 @@ describe("traceability graph in Chromium", () => {
   });
 
   it("pointer: wheel zooms, dragging pans and does not follow the link under it", async () => {
-    const page = await browser.newPage();
+    const page = await web.browser.newPage();
     await openGraph(page);
     const transform = () => page.getAttribute("g.graph-viewport", "transform");
     const box = await page.locator("svg.graph-svg").boundingBox();
@@ -189,9 +173,9 @@ describe("traceability graph in Chromium", () => {
 
   it("without JavaScript the page lists the requirements and relationships, suspect ones marked", async () => {
     // The app's script is not served (as when scripts are off); the test's own probes still run.
-    const page = await browser.newPage();
+    const page = await web.browser.newPage();
     await page.route("**/assets/app.js", (route) => route.abort());
-    await signInPage(page, server.url, viewerToken, "/epics/EP-001/graph");
+    await signInPage(page, web.server.url, viewerToken, "/epics/EP-001/graph");
     expect(await page.$$("svg")).toHaveLength(0);
     expect(await page.isVisible("[data-graph-canvas]")).toBe(false);
     const items = await page.$$eval("[data-graph-nodes] li a", (els) =>
@@ -222,7 +206,7 @@ describe("traceability graph in Chromium", () => {
   });
 
   it("phone width: the graph fits the screen and axe passes", async () => {
-    const page = await browser.newPage({ phone: true });
+    const page = await web.browser.newPage({ phone: true });
     await openGraph(page);
     const width = await page.evaluate("document.documentElement.scrollWidth");
     expect(width).toBeLessThanOrEqual(375);

@@ -6,8 +6,7 @@
  * calls, refresh-token rotation and RFC 7009 revocation; the Connected apps page lists and revokes.
  */
 import { auth } from "@modelcontextprotocol/sdk/client/auth.js";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { HostedServer } from "../helpers/hosted.js";
+import { afterAll, describe, expect, it } from "vitest";
 import {
   authorizeSdkClient,
   callbackUrl,
@@ -15,24 +14,15 @@ import {
   connectWith,
   TestOAuthProvider,
 } from "../helpers/oauth-client.js";
-import { launchBrowser, screenshot, seriousViolations, type WebBrowser } from "./browser.js";
-import { startWebServer } from "./web-client.js";
+import { screenshot, seriousViolations, webAndBrowser } from "./browser.js";
 
-let server: HostedServer;
-let browser: WebBrowser;
-
-beforeAll(async () => {
-  server = await startWebServer();
-  browser = await launchBrowser();
-}, 120_000);
+const web = webAndBrowser(120_000);
 afterAll(async () => {
-  await browser?.close();
-  await server?.close();
   await closeCallbackServer();
 });
 
 async function mcpStatus(token: string): Promise<Response> {
-  return fetch(`${server.url}/mcp`, {
+  return fetch(`${web.server.url}/mcp`, {
     method: "POST",
     headers: {
       authorization: `Bearer ${token}`,
@@ -45,17 +35,17 @@ async function mcpStatus(token: string): Promise<Response> {
 
 describe("OAuth with the MCP SDK client against Node", () => {
   it("discovery → registration → consent in Chromium → token → /mcp calls → refresh → revoke", async () => {
-    const token = await server.createToken("olga", "editor");
+    const token = await web.server.createToken("olga", "editor");
     const provider = new TestOAuthProvider("Olga's SDK client", await callbackUrl());
-    const page = await browser.newPage();
+    const page = await web.browser.newPage();
     // Before authorizing, the SDK is sent to the metadata by the 401.
-    const anonymous = await fetch(`${server.url}/mcp`, { method: "POST", body: "{}" });
+    const anonymous = await fetch(`${web.server.url}/mcp`, { method: "POST", body: "{}" });
     expect(anonymous.status).toBe(401);
     expect(anonymous.headers.get("www-authenticate")).toBe(
-      `Bearer realm="reqlix", resource_metadata="${server.url}/.well-known/oauth-protected-resource/mcp"`,
+      `Bearer realm="reqlix", resource_metadata="${web.server.url}/.well-known/oauth-protected-resource/mcp"`,
     );
 
-    const { client } = await authorizeSdkClient(server.url, provider, page, token, {
+    const { client } = await authorizeSdkClient(web.server.url, provider, page, token, {
       workspace: "default",
       scopes: ["reqlix:read", "reqlix:write"],
     });
@@ -74,23 +64,23 @@ describe("OAuth with the MCP SDK client against Node", () => {
     expect(created.isError).toBeFalsy();
     await client.close();
     // The audit trail names the user, through the grant's principal token.
-    const audit = await server.database.client.execute(
+    const audit = await web.server.database.client.execute(
       "SELECT u.username, t.name FROM audit_events a JOIN users u ON u.id = a.user_id JOIN tokens t ON t.id = a.token_id WHERE a.target = 'create_epic' ORDER BY a.id DESC LIMIT 1",
     );
     expect(audit.rows[0]?.username).toBe("olga");
     expect(audit.rows[0]?.name).toBe("OAuth: Olga's SDK client");
 
     // Refresh: the SDK rotates the refresh token; the new access token works.
-    expect(await auth(provider, { serverUrl: `${server.url}/mcp` })).toBe("AUTHORIZED");
+    expect(await auth(provider, { serverUrl: `${web.server.url}/mcp` })).toBe("AUTHORIZED");
     const second = provider.saved;
     expect(second?.access_token).not.toBe(first?.access_token);
     expect(second?.refresh_token).not.toBe(first?.refresh_token);
-    const again = await connectWith(server.url, provider);
+    const again = await connectWith(web.server.url, provider);
     expect((await again.listTools()).tools.length).toBeGreaterThan(0);
     await again.close();
 
     // Revoke (RFC 7009) the refresh token: the whole grant ends, its access tokens with it.
-    const revoked = await fetch(`${server.url}/oauth/revoke`, {
+    const revoked = await fetch(`${web.server.url}/oauth/revoke`, {
       method: "POST",
       headers: { "content-type": "application/x-www-form-urlencoded" },
       body: new URLSearchParams({
@@ -107,17 +97,17 @@ describe("OAuth with the MCP SDK client against Node", () => {
   });
 
   it("the consent page is accessible, and Connected apps lists the client and revokes it", async () => {
-    const token = await server.createToken("paul", "viewer");
+    const token = await web.server.createToken("paul", "viewer");
     const provider = new TestOAuthProvider("Paul's <b>assistant</b>", await callbackUrl(), {
       scope: "reqlix:read",
     });
-    const page = await browser.newPage();
-    const first = await auth(provider, { serverUrl: `${server.url}/mcp` });
+    const page = await web.browser.newPage();
+    const first = await auth(provider, { serverUrl: `${web.server.url}/mcp` });
     expect(first).toBe("REDIRECT");
     // Sign in first, then look at the consent page itself.
-    await page.goto(`${server.url}/signin`);
+    await page.goto(`${web.server.url}/signin`);
     await page.fill("#token", token);
-    await Promise.all([page.waitForURL(`${server.url}/`), page.press("#token", "Enter")]);
+    await Promise.all([page.waitForURL(`${web.server.url}/`), page.press("#token", "Enter")]);
     await page.goto((provider.authorizationUrl as URL).toString());
     expect(await page.textContent("h1")).toContain("Paul's <b>assistant</b>");
     expect(await page.textContent("main")).toContain("viewer");
@@ -125,14 +115,14 @@ describe("OAuth with the MCP SDK client against Node", () => {
     expect(page.scriptErrors, page.scriptErrors.join("\n")).toEqual([]);
     await screenshot(page, "oauth-consent");
 
-    const { client } = await authorizeSdkClient(server.url, provider, page, token, {
+    const { client } = await authorizeSdkClient(web.server.url, provider, page, token, {
       workspace: "default",
       scopes: ["reqlix:read"],
     });
     await client.close();
     await Promise.all([
       page.waitForURL(/authorized-clients$/),
-      page.goto(`${server.url}/authorized-clients`),
+      page.goto(`${web.server.url}/authorized-clients`),
     ]);
     expect(await page.textContent("main table")).toContain("Paul's <b>assistant</b>");
     expect(await seriousViolations(page)).toEqual([]);

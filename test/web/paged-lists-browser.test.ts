@@ -2,31 +2,20 @@
  * The paged lists in Chromium: My tokens' "Next page" and home's "More suspect links" are links a click or
  * the keyboard follows to the rest, with no script error and no serious axe violation.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { HostedServer } from "../helpers/hosted.js";
+import { describe, expect, it } from "vitest";
 import { seedHierarchy, toolHttp } from "../helpers/rpc-http.js";
 import { pushTraces, snapshotBody } from "../helpers/traces.js";
-import { launchBrowser, screenshot, seriousViolations, signInPage, type WebBrowser } from "./browser.js";
-import { startWebServer } from "./web-client.js";
+import { screenshot, seriousViolations, signInPage, webAndBrowser } from "./browser.js";
 
-let server: HostedServer;
-let browser: WebBrowser;
-
-beforeAll(async () => {
-  server = await startWebServer();
-  browser = await launchBrowser();
-}, 120_000);
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const web = webAndBrowser(120_000);
 
 describe("paged lists in the browser", () => {
   it("My tokens: Next page shows the older tokens", async () => {
-    const token = await server.createToken("ria", "viewer");
-    for (let i = 0; i < 21; i++) await toolHttp(server.url, token, "create_my_token", { name: `key ${i}` });
-    const page = await browser.newPage();
-    await signInPage(page, server.url, token, "/tokens");
+    const token = await web.server.createToken("ria", "viewer");
+    for (let i = 0; i < 21; i++)
+      await toolHttp(web.server.url, token, "create_my_token", { name: `key ${i}` });
+    const page = await web.browser.newPage();
+    await signInPage(page, web.server.url, token, "/tokens");
     const rows = () =>
       page.$$eval("main table tbody tr td:first-child", (tds) => tds.map((td) => td.textContent));
     const first = await rows();
@@ -44,7 +33,7 @@ describe("paged lists in the browser", () => {
   });
 
   it("home: More suspect links, reached with the keyboard, shows the rest", async () => {
-    const seeded = await seedHierarchy(server.url, server.ownerToken, 1, "Browser");
+    const seeded = await seedHierarchy(web.server.url, web.server.ownerToken, 1, "Browser");
     const r1 = seeded.requirements[0] as string;
     const citations = Array.from({ length: 22 }, (_, i) => ({
       id: r1,
@@ -52,15 +41,15 @@ describe("paged lists in the browser", () => {
       file: "a.ts",
       line: i + 1,
     }));
-    expect((await pushTraces(server, snapshotBody({ repository: "acme/b", citations }))).status).toBeLessThan(
-      300,
-    );
-    await toolHttp(server.url, server.ownerToken, "update_requirement", {
+    expect(
+      (await pushTraces(web.server, snapshotBody({ repository: "acme/b", citations }))).status,
+    ).toBeLessThan(300);
+    await toolHttp(web.server.url, web.server.ownerToken, "update_requirement", {
       requirement_id: r1,
       description: "v2",
     });
-    const page = await browser.newPage();
-    await signInPage(page, server.url, server.ownerToken, "/");
+    const page = await web.browser.newPage();
+    await signInPage(page, web.server.url, web.server.ownerToken, "/");
     const items = () =>
       page.$$eval("section[aria-labelledby=suspects] li", (lis) => lis.map((li) => li.textContent));
     const first = await items();

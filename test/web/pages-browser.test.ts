@@ -2,32 +2,20 @@
  * The baselines, docsets and audit-log pages in Chromium: what they show, the baseline diff, the docset
  * search, the audit filters, admins only for the audit log, hostile text shown as text, axe on every page.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { HostedServer } from "../helpers/hosted.js";
+import { beforeAll, describe, expect, it } from "vitest";
 import { toolHttp } from "../helpers/rpc-http.js";
-import {
-  launchBrowser,
-  screenshot,
-  seriousViolations,
-  signInPage,
-  type WebBrowser,
-  type WebPage,
-} from "./browser.js";
-import { startWebServer } from "./web-client.js";
+import { screenshot, seriousViolations, signInPage, type WebPage, webAndBrowser } from "./browser.js";
 
-let server: HostedServer;
-let browser: WebBrowser;
+const web = webAndBrowser(120_000);
 let viewerToken: string;
 const XSS = '<img src=x onerror="window.__xss=1">';
 
 beforeAll(async () => {
-  server = await startWebServer();
-  browser = await launchBrowser();
   const owner = (name: string, args: Record<string, unknown>) =>
-    toolHttp(server.url, server.ownerToken, name, args);
-  const editor = await server.createToken("erin", "editor");
-  viewerToken = await server.createToken("vic", "viewer");
-  const edit = (name: string, args: Record<string, unknown>) => toolHttp(server.url, editor, name, args);
+    toolHttp(web.server.url, web.server.ownerToken, name, args);
+  const editor = await web.server.createToken("erin", "editor");
+  viewerToken = await web.server.createToken("vic", "viewer");
+  const edit = (name: string, args: Record<string, unknown>) => toolHttp(web.server.url, editor, name, args);
   await edit("create_epic", { title: "Checkout" });
   await edit("create_user_story", { epic_id: "EP-001", title: "Pay" });
   await edit("create_requirement", {
@@ -55,10 +43,6 @@ beforeAll(async () => {
     ],
   });
 }, 120_000);
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
 
 async function check(page: WebPage, name: string): Promise<void> {
   expect(await seriousViolations(page), name).toEqual([]);
@@ -69,8 +53,8 @@ async function check(page: WebPage, name: string): Promise<void> {
 
 describe("baselines pages", () => {
   it("lists baselines, shows one as it was, and the diff with now and between two baselines", async () => {
-    const page = await browser.newPage();
-    await signInPage(page, server.url, viewerToken, "/baselines");
+    const page = await web.browser.newPage();
+    await signInPage(page, web.server.url, viewerToken, "/baselines");
     const rows = await page.$$eval("main table tbody tr", (trs) =>
       trs.map((tr) => [...tr.querySelectorAll("td")].slice(0, 3).map((td) => td.textContent?.trim())),
     );
@@ -113,17 +97,17 @@ describe("baselines pages", () => {
   });
 
   it("an unknown baseline is a 404 page", async () => {
-    const page = await browser.newPage();
-    await signInPage(page, server.url, viewerToken, "/");
-    const reply = await page.goto(`${server.url}/baselines/nope`);
+    const page = await web.browser.newPage();
+    await signInPage(page, web.server.url, viewerToken, "/");
+    const reply = await page.goto(`${web.server.url}/baselines/nope`);
     expect(reply?.status()).toBe(404);
   });
 });
 
 describe("docsets pages", () => {
   it("lists docsets and one docset's pages; search shows matching pages with their snippets", async () => {
-    const page = await browser.newPage();
-    await signInPage(page, server.url, viewerToken, "/docsets");
+    const page = await web.browser.newPage();
+    await signInPage(page, web.server.url, viewerToken, "/docsets");
     expect(await page.textContent("main table tbody")).toContain("react");
     await check(page, "docsets");
     await Promise.all([page.waitForURL(/\/docsets\/react$/), page.click("main table a")]);
@@ -142,8 +126,8 @@ describe("docsets pages", () => {
 
 describe("audit log page", () => {
   it("admins see the trail and filter it by user; the navigation offers it to admins only", async () => {
-    const page = await browser.newPage();
-    await signInPage(page, server.url, server.ownerToken, "/audit");
+    const page = await web.browser.newPage();
+    await signInPage(page, web.server.url, web.server.ownerToken, "/audit");
     expect(await page.textContent("main h1")).toBe("Audit log");
     const users = async () =>
       page.$$eval("main table tbody tr td:nth-child(2)", (tds) =>
@@ -159,10 +143,10 @@ describe("audit log page", () => {
     ).toEqual(["create_baseline", "create_baseline"]);
     await check(page, "audit");
 
-    const viewer = await browser.newPage();
-    await signInPage(viewer, server.url, viewerToken, "/");
+    const viewer = await web.browser.newPage();
+    await signInPage(viewer, web.server.url, viewerToken, "/");
     expect(await viewer.$$("nav a[href='/audit']")).toHaveLength(0);
-    const refused = await viewer.goto(`${server.url}/audit`);
+    const refused = await viewer.goto(`${web.server.url}/audit`);
     expect(refused?.status()).toBe(403);
     expect(await viewer.textContent("main")).toContain("needs the admin role");
   });

@@ -2,34 +2,25 @@
  * Password sign-in and an invitation in Chromium (issue 12 item 4): the forms as a person uses them
  * (typing, Enter), the password manager hints (autocomplete), axe clean, no script error.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { inviteOp, setPasswordOp } from "../../src/db/account-ops.js";
 import { addMemberOp, createWorkspaceOp } from "../../src/db/admin-ops.js";
-import type { HostedServer } from "../helpers/hosted.js";
-import { launchBrowser, screenshot, seriousViolations, type WebBrowser } from "./browser.js";
-import { startWebServer } from "./web-client.js";
+import { screenshot, seriousViolations, webAndBrowser } from "./browser.js";
 
-let server: HostedServer;
-let browser: WebBrowser;
+const web = webAndBrowser(120_000);
 const cli = () => ({ actor: { kind: "cli" as const }, now: new Date() });
 
 beforeAll(async () => {
-  server = await startWebServer();
-  browser = await launchBrowser();
-  await addMemberOp(server.database, cli(), { username: "paula", role: "editor" });
-  await createWorkspaceOp(server.database, cli(), { slug: "lab", name: "The lab" });
-  await addMemberOp(server.database, cli(), { username: "paula", role: "admin", workspace: "lab" });
-  await setPasswordOp(server.database, cli(), { username: "paula", password: "paula's long password" });
+  await addMemberOp(web.server.database, cli(), { username: "paula", role: "editor" });
+  await createWorkspaceOp(web.server.database, cli(), { slug: "lab", name: "The lab" });
+  await addMemberOp(web.server.database, cli(), { username: "paula", role: "admin", workspace: "lab" });
+  await setPasswordOp(web.server.database, cli(), { username: "paula", password: "paula's long password" });
 }, 120_000);
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
 
 describe("password sign-in in Chromium", () => {
   it("refuses a wrong password, signs in with the right one, chooses the workspace, switches, signs out", async () => {
-    const page = await browser.newPage();
-    await page.goto(`${server.url}/tree`);
+    const page = await web.browser.newPage();
+    await page.goto(`${web.server.url}/tree`);
     expect(new URL(page.url()).pathname).toBe("/signin");
     expect(await page.getAttribute("#login", "autocomplete")).toBe("username");
     expect(await page.getAttribute("#password", "autocomplete")).toBe("current-password");
@@ -59,15 +50,15 @@ describe("password sign-in in Chromium", () => {
     expect(await page.textContent("header nav")).not.toContain("Audit log");
 
     await Promise.all([page.waitForURL(/\/signin$/), page.click("text=Sign out")]);
-    await page.goto(`${server.url}/`);
+    await page.goto(`${web.server.url}/`);
     expect(new URL(page.url()).pathname).toBe("/signin");
     expect(page.scriptErrors, page.scriptErrors.join("\n")).toEqual([]);
   }, 120_000);
 
   it("an invitation link: choose a username and password, land signed in with the invited role", async () => {
-    const invite = await inviteOp(server.database, cli(), { email: "quinn@example.com", role: "viewer" });
-    const page = await browser.newPage();
-    await page.goto(`${server.url}${invite.path}`);
+    const invite = await inviteOp(web.server.database, cli(), { email: "quinn@example.com", role: "viewer" });
+    const page = await web.browser.newPage();
+    await page.goto(`${web.server.url}${invite.path}`);
     expect(await page.textContent("main h1")).toContain("Join");
     expect(await seriousViolations(page)).toEqual([]);
     await screenshot(page, "invitation");
@@ -78,7 +69,7 @@ describe("password sign-in in Chromium", () => {
     expect(await page.textContent("header .who")).toContain("quinn");
     expect(await page.textContent("header .who")).toContain("viewer");
     // The link is used up.
-    await page.goto(`${server.url}${invite.path}`);
+    await page.goto(`${web.server.url}${invite.path}`);
     expect(await page.textContent("main")).toContain("already used");
     expect(page.scriptErrors, page.scriptErrors.join("\n")).toEqual([]);
   }, 120_000);

@@ -2,28 +2,16 @@
  * My tokens in Chromium: create a token (shown once, selectable, no script error, axe clean), the secret is
  * gone after a reload and on a later visit, revoke it with the keyboard-reachable button.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { HostedServer } from "../helpers/hosted.js";
+import { describe, expect, it } from "vitest";
 import { rpcHttp } from "../helpers/rpc-http.js";
-import { launchBrowser, screenshot, seriousViolations, signInPage, type WebBrowser } from "./browser.js";
-import { startWebServer } from "./web-client.js";
+import { screenshot, seriousViolations, signInPage, webAndBrowser } from "./browser.js";
 
-let server: HostedServer;
-let browser: WebBrowser;
-
-beforeAll(async () => {
-  server = await startWebServer();
-  browser = await launchBrowser();
-}, 120_000);
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const web = webAndBrowser(120_000);
 
 describe("my tokens page", () => {
   it("creates a token shown once, not after a reload, and revokes it", async () => {
-    const page = await browser.newPage();
-    await signInPage(page, server.url, await server.createToken("nina", "viewer"), "/");
+    const page = await web.browser.newPage();
+    await signInPage(page, web.server.url, await web.server.createToken("nina", "viewer"), "/");
     await Promise.all([page.waitForURL(/\/tokens$/), page.click("nav >> text=My tokens")]);
     expect(await page.textContent("main h1")).toBe("My tokens");
     expect(await seriousViolations(page)).toEqual([]);
@@ -40,7 +28,7 @@ describe("my tokens page", () => {
     await screenshot(page, "tokens-created");
     // The token works.
     expect(
-      (await rpcHttp(server.url, secret, "tools/call", { name: "list_epics", arguments: {} })).status,
+      (await rpcHttp(web.server.url, secret, "tools/call", { name: "list_epics", arguments: {} })).status,
     ).toBe(200);
 
     await page.reload();
@@ -50,7 +38,7 @@ describe("my tokens page", () => {
       tds.map((td) => td.textContent),
     );
     expect(names.filter((n) => n?.startsWith("CI <b>pipeline</b>"))).toHaveLength(1);
-    await page.goto(`${server.url}/tokens`);
+    await page.goto(`${web.server.url}/tokens`);
     expect(await page.content()).not.toContain(secret);
     expect(await page.$("#new-token")).toBeNull();
     await screenshot(page, "tokens");
@@ -61,7 +49,7 @@ describe("my tokens page", () => {
     ]);
     expect(await page.textContent("main table")).toContain("revoked");
     expect(
-      (await rpcHttp(server.url, secret, "tools/call", { name: "list_epics", arguments: {} })).status,
+      (await rpcHttp(web.server.url, secret, "tools/call", { name: "list_epics", arguments: {} })).status,
     ).toBe(401);
     expect(await seriousViolations(page)).toEqual([]);
     expect(page.scriptErrors, page.scriptErrors.join("\n")).toEqual([]);

@@ -39,7 +39,7 @@ import {
 import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/server";
 import { RpcCode } from "../core/error-table.js";
 import { DomainError, type FieldError, isDomainError } from "../core/errors.js";
-import type { BaseContext, RenderedResult } from "../core/registry.js";
+import type { BaseContext } from "../core/registry.js";
 import {
   type CompiledTool,
   completionResult,
@@ -60,7 +60,7 @@ import {
   unknownTool,
 } from "./method-listing.js";
 import { failureOf, LenientInitialize, paramsOf, Refusal } from "./method-refusal.js";
-import { matchResource, type Outcome, observeUnknown, referenceOf, runOperation } from "./operations.js";
+import { matchResource, type Outcome, observeUnknown, runOperation } from "./operations.js";
 import { StateRefused } from "./request-state.js";
 import { invalidParams, type RpcError, rpcError } from "./rpc-errors.js";
 import { selectionFor } from "./tool-selection.js";
@@ -93,7 +93,9 @@ export function invokeTool<Ctx extends BaseContext, T>(
   // Not async itself: runOperation's promise is the outcome (one promise and its ticks fewer per call).
   return runOperation(env.observe, "tools/call", tool.def.name, args, async (op) => {
     if (refusal) throw refusal;
-    return finish(await tool.def.handler(parseToolInput(tool, args), env.context(base, op)));
+    const output = await tool.def.handler(parseToolInput(tool, args), env.context(base, op));
+    op.output = output;
+    return finish(output);
   });
 }
 
@@ -169,12 +171,7 @@ const methods: Record<string, Method> = {
       tool,
       args,
       withConversation(baseContext(env, raw), conversation),
-      (output) => {
-        // reference_id is only for the observer (the audit target of a create); the client gets the rendering.
-        const rendered: RenderedResult & { reference_id?: string | undefined } = renderSuccess(tool, output);
-        rendered.reference_id = referenceOf(args, output);
-        return rendered;
-      },
+      (output) => renderSuccess(tool, output),
       refusal,
     );
     if (outcome.ok) {

@@ -40,6 +40,11 @@ export interface Operation {
   startedAt: number;
   /** Set once the operation's audit row has committed together with a write of the handler. */
   recorded: boolean;
+  /**
+   * What the handler returned, when the operation goes on to render it (tools/call): the observer finds
+   * the entity acted on (a create's new id) there, not in the rendering.
+   */
+  output?: unknown;
 }
 
 /** Milliseconds since the operation started, rounded. */
@@ -56,26 +61,9 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-/**
- * Ids seen lately and what they normalise to: every tools/call asks twice (its rendering's reference and
- * the observer's), and a busy server asks about the same few ids again and again. Short strings only, and
- * dropped whole when full, so it never holds more than a few kilobytes.
- */
-const recentReferences = new Map<string, string | null>();
-
 /** A known prefix is normalised (`us-47` → `US-047`); any other `PREFIX-123` shape is kept upper-cased. */
 function asReference(value: unknown): string | undefined {
   if (typeof value !== "string") return undefined;
-  if (value.length > 32) return normalised(value);
-  const seen = recentReferences.get(value);
-  if (seen !== undefined) return seen ?? undefined;
-  const reference = normalised(value);
-  if (recentReferences.size >= 256) recentReferences.clear();
-  recentReferences.set(value, reference ?? null);
-  return reference;
-}
-
-function normalised(value: string): string | undefined {
   const known = kindOfReference(value)?.reference;
   if (known) return known;
   return /^[A-Za-z]{1,10}-\d{1,12}$/.test(value) ? value.toUpperCase() : undefined;
@@ -149,7 +137,7 @@ export async function runOperation<T>(
   if (uri !== undefined) op.uri = uri;
   try {
     const value = await fn(op);
-    if (observe) observe(eventOf(op, "ok", referenceOf(args, value, uri)));
+    if (observe) observe(eventOf(op, "ok", referenceOf(args, "output" in op ? op.output : value, uri)));
     return { ok: true, value };
   } catch (error) {
     if (observe) observe(eventOf(op, "error", referenceOf(args, undefined, uri), errorCodeOf(error)));

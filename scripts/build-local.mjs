@@ -2,7 +2,7 @@
 // folder holding nothing else: no native modules, no node_modules at run time.
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { chmodSync, readFileSync, rmSync } from "node:fs";
+import { appendFileSync, chmodSync, readFileSync, rmSync, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { build } from "esbuild";
@@ -63,12 +63,34 @@ const define = { __REQLIX_VERSION__: JSON.stringify(pkg.version) };
 
 // `reqlix-mcp` starts either the companion or `trace` (CI), which share little code: V8 parses every byte of
 // a module before running any of it (~28 ms of CPU for the whole 640 KiB bundle, of a ~200 ms incremental
-// `trace` run), so each is kept as a string in the one file and compiled when chosen (a string costs V8 a
-// scan). Each part has its own copy of the modules it shares with the other (never both run), so a part
-// is only a whole command: an error class of a module split off would not be the class its caller checks.
-// The parts are CommonJS bundles run by vm.compileFunction (an ES module from a string would need a data:
-// URL, which would then name every stack frame): the file stays one self-contained bundle.
+// `trace` run), so each is kept as text in the one file and compiled when chosen. The text is a comment at
+// the end of the file (appendParts), which the part reads back from the file: V8 only skips a comment, where
+// it scanned and kept a string literal of the same code (measured: `reqlix-mcp trace --help` 1.6–1.9 ms of
+// CPU less, 100 interleaved runs). Each part has its own copy of the modules it shares with the other (never
+// both run), so a part is only a whole command: an error class of a module split off would not be the class
+// its caller checks. The parts are CommonJS bundles run by vm.Script (an ES module from a string would need a
+// data: URL, which would then name every stack frame): the file stays one self-contained bundle.
 const PARTS = { "./trace/cli.js": "runTraceProcess", "./main.js": "runCompanion" };
+/** The parts' code by name, made by the last build with lazyParts, for appendParts. */
+const partTexts = new Map();
+
+/**
+ * Appends each part's code to the built file as a comment (`/*\x01name` … `name\x01*\/`): "*\/" in the code
+ * is written "*\x01/" (esbuild writes no raw control character: its output is ASCII, checked here), which
+ * src/local/code-cache.ts partSource undoes.
+ */
+export function appendParts(file) {
+  const comments = [];
+  for (const [name, text] of partTexts) {
+    const bad = [...text].find((c) => c.charCodeAt(0) > 0x7f || c === "\x00" || c === "\x01");
+    if (bad !== undefined)
+      throw new Error(`part ${name}: its code holds U+${bad.charCodeAt(0).toString(16)}`);
+    const source = `(function (require, module, exports) {${text}\n})`; // compilePart's function
+    comments.push(`/*\x01${name}\n${source.replaceAll("*/", "*\x01/")}\n${name}\x01*/`);
+  }
+  appendFileSync(file, `${comments.join("\n")}\n`);
+}
+
 export const lazyParts = {
   name: "lazy-parts",
   setup(b) {
@@ -98,14 +120,15 @@ export const lazyParts = {
       const text = built.outputFiles[0].text;
       // Names the part's V8 code cache (src/local/code-cache.ts): another build, another file.
       const key = `${name}-${createHash("sha256").update(text).digest("hex").slice(0, 16)}`;
+      partTexts.set(name, text);
       return {
         contents: [
           'import { createRequire } from "node:module";',
           'import { fileURLToPath } from "node:url";',
-          `import { compilePart } from ${JSON.stringify(resolve(import.meta.dirname, "../src/local/code-cache.ts"))};`,
-          `const code = ${JSON.stringify(text)};`,
+          `import { compilePart, partSource } from ${JSON.stringify(resolve(import.meta.dirname, "../src/local/code-cache.ts"))};`,
+          `const source = partSource(${JSON.stringify(name)}, fileURLToPath(import.meta.url));`,
           "const module = { exports: {} };",
-          `compilePart(code, fileURLToPath(import.meta.url), ${JSON.stringify(key)})(`,
+          `compilePart(source, fileURLToPath(import.meta.url), ${JSON.stringify(key)})(`,
           "  createRequire(import.meta.url), module, module.exports);",
           `export const ${name} = module.exports.${name};`,
         ].join("\n"),
@@ -120,7 +143,7 @@ export const lazyParts = {
 const main = process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href;
 
 for (const entry of main ? entries : []) {
-  const result = await build({
+  await build({
     entryPoints: [entry.in],
     outfile: `dist/${entry.out}.js`,
     bundle: true,
@@ -130,7 +153,6 @@ for (const entry of main ? entries : []) {
     minify: true,
     sourcemap: false,
     legalComments: "none",
-    metafile: true,
     plugins: entry.out === "reqlix-mcp" ? [lazyParts, slimStartup] : [slimStartup],
     define,
     // Some dependencies still call require() for Node built-ins; give the ESM bundle one.
@@ -138,8 +160,9 @@ for (const entry of main ? entries : []) {
       js: `${entry.bin ? "#!/usr/bin/env node\n" : ""}import { createRequire as __reqlixCreateRequire } from 'node:module'; const require = __reqlixCreateRequire(import.meta.url);`,
     },
   });
+  if (entry.out === "reqlix-mcp") appendParts(`dist/${entry.out}.js`);
   if (entry.bin) chmodSync(`dist/${entry.out}.js`, 0o755);
-  const bytes = Object.values(result.metafile.outputs)[0]?.bytes ?? 0;
+  const bytes = statSync(`dist/${entry.out}.js`).size; // with the parts appended
   console.log(`dist/${entry.out}.js  ${(bytes / 1024).toFixed(0)} KiB`);
 }
 

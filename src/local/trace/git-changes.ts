@@ -11,9 +11,10 @@
  * `git status` answers all of it in one run but also walks every folder for untracked files and diffs HEAD
  * against the index: a rescan here runs one git process, which only stats the tracked files.
  */
-import { closeSync, fstatSync, openSync, readFileSync, readSync, statSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
 import { git } from "./git.js";
+import { type GitDirs, type GitProbe, startProbe } from "./git-probe.js";
 import { hash64 } from "./hash.js";
 import { listUntracked, recall, type UntrackedMemo } from "./untracked-memo.js";
 
@@ -58,58 +59,6 @@ export interface GitChanges {
   probedAt: number;
 }
 
-/**
- * The repository folder of a work tree whose top is `root`, and its common folder (a linked worktree keeps
- * refs there); null when git's files cannot be read directly: the index or repository is elsewhere
- * (GIT_DIR, GIT_INDEX_FILE, GIT_WORK_TREE) or `root` is not the top of a work tree.
- */
-function gitDirs(root: string, env: NodeJS.ProcessEnv): { dir: string; common: string } | null {
-  if (env.GIT_DIR || env.GIT_INDEX_FILE || env.GIT_WORK_TREE || env.GIT_COMMON_DIR) return null;
-  // Synchronous: a few small reads that decide how git is run, before it is started (each promise-based
-  // read would go through the thread pool and delay git's start).
-  try {
-    let dir = join(root, ".git");
-    if (statSync(dir).isFile()) {
-      // A linked worktree or a submodule: ".git" names the real folder.
-      const m = /^gitdir: (.+)$/m.exec(readFileSync(dir, "utf8"));
-      if (!m?.[1]) return null;
-      dir = resolve(root, m[1].trim());
-    }
-    let common = dir;
-    try {
-      common = resolve(dir, readFileSync(join(dir, "commondir"), "utf8").trim());
-    } catch {}
-    return { dir, common };
-  } catch {
-    return null;
-  }
-}
-
-/**
- * The checksum git writes at the end of the index (over all of it, stat data included, so any change to the
- * index changes it), read without running git. Null when it cannot be trusted (no readable repository
- * folder, or git wrote no checksum: index.skipHash).
- */
-function indexStamp(gitDir: string | undefined): string | null {
-  if (!gitDir) return null;
-  try {
-    const fd = openSync(join(gitDir, "index"), "r");
-    try {
-      const { size, mtimeMs } = fstatSync(fd);
-      if (size < 12 + 32) return null;
-      const tail = Buffer.alloc(32);
-      readSync(fd, tail, 0, 32, size - 32);
-      // SHA-1 repositories end with 20 bytes, SHA-256 ones with 32: the last 32 bytes hold either.
-      if (tail.subarray(12).every((b) => b === 0)) return null; // no checksum written
-      return `${size}:${mtimeMs}:${tail.toString("hex")}`;
-    } finally {
-      closeSync(fd);
-    }
-  } catch {
-    return null;
-  }
-}
-
 const SHA = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
 
 /**
@@ -117,7 +66,7 @@ const SHA = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
  * process; undefined when they are not in that simple form (reftable, a symbolic ref to another), for git
  * to answer.
  */
-function headFromFiles(dirs: { dir: string; common: string }): GitHead | undefined {
+function headFromFiles(dirs: GitDirs): GitHead | undefined {
   try {
     const head = readFileSync(join(dirs.dir, "HEAD"), "utf8").trim();
     if (SHA.test(head)) return { sha: head, branch: null };
@@ -195,13 +144,10 @@ async function readHead(root: string): Promise<GitHead> {
 export async function gitChanges(
   root: string,
   knownRun: Promise<{ stamp: string | null; untracked?: UntrackedMemo } | undefined>,
+  probe: GitProbe = startProbe(root),
 ): Promise<GitChanges | undefined> {
-  const probedAt = Date.now();
-  const dirs = gitDirs(root, process.env);
-  // The stamp is read before git runs: a change to the index while it runs is seen by the next scan.
-  const stamp = indexStamp(dirs?.dir);
-  const modifiedRun = git(root, ["diff-files", "--relative", "--name-only", "-z", "--ignore-submodules=all"]);
-  modifiedRun.catch(() => {}); // awaited below; not an unhandled rejection while `knownRun` settles
+  // The stamp was read before git ran: a change to the index while it runs is seen by the next scan.
+  const { probedAt, dirs, stamp, modified: modifiedRun } = probe;
   const fromFiles = dirs ? headFromFiles(dirs) : undefined;
   const headRun = fromFiles ? Promise.resolve(fromFiles) : readHead(root);
   const known = await knownRun;

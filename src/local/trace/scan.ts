@@ -5,7 +5,6 @@
  * rescan reads only what changed. No hosted dependency: the companion and the CLI share it.
  */
 import { lstatSync } from "node:fs";
-import picomatch from "picomatch";
 import {
   type CacheEntry,
   cacheDir,
@@ -21,12 +20,13 @@ import type { CitationVisitor, CoverageTally } from "./coverage.js";
 import { FileReader, ReadStatus } from "./file-reader.js";
 import { type CommitCitation, commitsCiting } from "./git.js";
 import { type GitChanges, gitChanges } from "./git-changes.js";
-import { hash64 } from "./hash.js";
+import { startProbe, takeEarlyProbe } from "./git-probe.js";
 import { inGitOrder, keepsOrder } from "./order.js";
 import { isRacy } from "./racy.js";
 import { CatalogReader, type LocalCatalog } from "./requirements.js";
+import { plan } from "./scan-plan.js";
+import { cacheKey, kindRules } from "./scan-rules.js";
 import { StoredEntries } from "./stored-entries.js";
-import { walkFiles } from "./walk.js";
 
 export interface ScanSummary {
   /** Files considered after include/exclude. */
@@ -108,21 +108,6 @@ interface Step {
   read?: number;
 }
 
-export function classifier(config: TraceConfig): (path: string) => CitationKind {
-  const doc = picomatch(config.docs, { dot: true });
-  const test = picomatch(config.tests, { dot: true });
-  return (path) => (doc(path) ? "doc" : test(path) ? "test" : "impl");
-}
-
-export function fileFilter(config: TraceConfig, requirementsRel: string | null): (path: string) => boolean {
-  const include = picomatch(config.include, { dot: true });
-  const exclude = config.exclude.length > 0 ? picomatch(config.exclude, { dot: true }) : () => false;
-  // The requirement files define ids rather than cite them; .reqlix/ holds the configuration.
-  const own = requirementsRel ? `${requirementsRel}/` : undefined;
-  return (path) =>
-    !path.startsWith(".reqlix/") && !(own && path.startsWith(own)) && include(path) && !exclude(path);
-}
-
 /**
  * What vouches for a file's content without reading it: size, mtime, and ctime and inode too (a write
  * that restores the mtime still moves the ctime, which no program can set; an editor's save by rename
@@ -134,30 +119,6 @@ function sameStamp(a: FileStamp, b: FileStamp): boolean {
   return a.size === b.size && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs && a.ino === b.ino;
 }
 
-function cacheKey(config: TraceConfig, matcher: CitationMatcher, catalog: LocalCatalog): string {
-  const { historyCommits: _h, ...rules } = config;
-  return hash64(JSON.stringify([matcher.source, rules, catalog.relPath]));
-}
-
-/** Compiled include/exclude/test/doc globs by rule key: a process scanning once (the CLI) compiles once. */
-const compiled = new Map<string, (path: string) => CitationKind | null>();
-
-function kindRules(
-  key: string,
-  config: TraceConfig,
-  catalog: LocalCatalog,
-): (path: string) => CitationKind | null {
-  let rules = compiled.get(key);
-  if (!rules) {
-    const wanted = fileFilter(config, catalog.relPath);
-    const kindOf = classifier(config);
-    rules = (path) => (wanted(path) ? kindOf(path) : null);
-    if (compiled.size >= 8) compiled.clear();
-    compiled.set(key, rules);
-  }
-  return rules;
-}
-
 /** Scans the project at `root` (an absolute, real path). */
 export async function scanProject(root: string, options: ScanOptions): Promise<ScanResult> {
   const started = performance.now();
@@ -165,7 +126,11 @@ export async function scanProject(root: string, options: ScanOptions): Promise<S
   // git runs while the configuration and the cache load; it needs the cache only to know whether the index
   // must be listed again.
   let settle: (known: Known) => void = () => {};
-  const changesRun = gitChanges(root, new Promise((resolve) => (settle = resolve)));
+  const changesRun = gitChanges(
+    root,
+    new Promise((resolve) => (settle = resolve)),
+    takeEarlyProbe(root) ?? startProbe(root),
+  );
   try {
     return await scanWith(root, options, state, changesRun, settle, started);
   } finally {
@@ -175,48 +140,6 @@ export async function scanProject(root: string, options: ScanOptions): Promise<S
 
 /** What the last scan knew of git's view (the index stamp, the untracked files' memo). */
 type Known = ScanCache["listing"] | undefined;
-
-/** The files to visit and what git says of each. */
-interface Plan {
-  paths: Iterable<string>;
-  /** The index blob of a path git vouches is unchanged (its content is that blob). */
-  blobOf(path: string): string | undefined;
-  /** False for a visited path that is gone from git's view (deleted or ignored since). */
-  listed(path: string, blob: string | undefined): boolean;
-}
-
-async function plan(root: string, cache: ScanCache, changes: GitChanges | undefined): Promise<Plan> {
-  if (!changes) return { paths: await walkFiles(root), blobOf: () => undefined, listed: () => true };
-  const modified = new Set(changes.modified);
-  const untracked = new Set(changes.untracked);
-  const index = changes.index;
-  if (index) {
-    // The index changed (or there is no cache): every tracked file and every untracked one.
-    return {
-      paths: [...index.paths, ...changes.untracked],
-      blobOf: (path) => (modified.has(path) ? undefined : index.blobs.get(path)),
-      listed: () => true,
-    };
-  }
-  // The index is byte for byte the one of the last scan, so every tracked file git does not report modified
-  // has the content the cache holds for it: only the files reported now or then (and unreadable and racy
-  // ones) can differ.
-  const visit = new Set([
-    ...(cache.listing?.dirty ?? []),
-    ...changes.modified,
-    ...changes.untracked,
-    ...(cache.unreadable ?? []),
-    ...(cache.racy ?? []),
-  ]);
-  // Reported before but not now: clean in the index (its blob), or gone (deleted or ignored since).
-  const quiet = [...visit].filter((path) => !modified.has(path) && !untracked.has(path));
-  const blobs = await changes.blobsOf(quiet);
-  return {
-    paths: visit,
-    blobOf: (path) => blobs.get(path),
-    listed: (path, blob) => blob !== undefined || modified.has(path) || untracked.has(path),
-  };
-}
 
 async function scanWith(
   root: string,

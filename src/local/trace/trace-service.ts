@@ -14,7 +14,8 @@ import type { Citation } from "./citations.js";
 import { COVERAGE_STATUSES, type CoverageRow, type CoverageStatus } from "./coverage.js";
 import type { HostedTarget } from "./hosted.js";
 import { buildIndex, HostedResolver, infoFor, type TraceIndex } from "./index-model.js";
-import { classifier, fileFilter, newScanState, type ScanState, scanProject } from "./scan.js";
+import { newScanState, type ScanState, scanProject } from "./scan.js";
+import { classifier, fileFilter } from "./scan-rules.js";
 
 export const FILE_INDEX_MAX_AGE_MS = 2000;
 

@@ -3,9 +3,12 @@
  * gate's exit code, usage errors, the formats, and the hosted contract against a real local HTTP server.
  */
 import { execFile, spawn } from "node:child_process";
+import { mkdtemp } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { basename, join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { BUNDLE } from "../../helpers/companion.js";
-import { type Fixture, makeFixture } from "./fixture.js";
+import { ageWorkingCopy, type Fixture, makeFixture } from "./fixture.js";
 import { type ContractServer, pushProblem, startContractServer } from "./hosted-server.js";
 
 interface Run {
@@ -113,6 +116,55 @@ describe("reqlix-mcp trace usage errors (exit 2)", () => {
     const r = await trace(fx, ["--help"]);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain("--fail-on <list>");
+  });
+});
+
+describe("reqlix-mcp trace's git run started before the scanner loads (git-probe.ts)", () => {
+  /** The JSON report of a run from `cwd`, without its time. */
+  const report = (cwd: string, args: string[], cacheDir = fx.cacheDir): Promise<string> =>
+    new Promise((resolve, reject) => {
+      execFile(
+        "/usr/bin/node",
+        [BUNDLE, "trace", "--format", "json", ...args],
+        { cwd, env: { ...fx.env, REQLIX_CACHE_DIR: cacheDir }, maxBuffer: 1 << 26 },
+        (error, stdout) => (error ? reject(error) : resolve(stdout.replace(/"scanned_at": "[^"]*"/, ""))),
+      );
+    });
+
+  it("a rerun from its cache reports edits made between runs, the folder given as cwd, --root or --root=", async () => {
+    await ageWorkingCopy(fx.root);
+    fx.git("update-index", "-q", "--refresh"); // tracked files clean: only git's report finds the edits
+    const parent = join(fx.root, "..");
+    const name = basename(fx.root);
+    const forms: [string, string[]][] = [
+      [fx.root, []],
+      [parent, ["--root", name]],
+      [parent, [`--root=${fx.root}`]],
+    ];
+    for (const [cwd, args] of forms) await report(cwd, args); // the cache of each form's first run
+    let round = 0;
+    for (const [cwd, args] of forms) {
+      round++;
+      await fx.write("src/auth.ts", `// REQ-${600 + round} replaces every citation\n`);
+      await fx.write("src/extra.ts", `// AC-${700 + round} edited\n`);
+      const cold = await report(fx.root, [], await mkdtemp(join(tmpdir(), "reqlix-trace-cold-")));
+      expect(cold).toContain(`REQ-${600 + round}`);
+      expect(await report(cwd, args)).toBe(cold);
+    }
+  });
+
+  it("a folder that is no work tree, or no folder, is reported as without it", async () => {
+    const plain = await makeFixture({ git: false });
+    try {
+      const r = await trace(plain, ["--format", "json"]);
+      expect(r.code).toBe(0);
+      expect(JSON.parse(r.stdout).scan.git).toBe(false);
+    } finally {
+      await plain.cleanup();
+    }
+    const file = await trace(fx, ["--root", join(fx.root, "src/auth.ts")]);
+    expect(file.code).toBe(2);
+    expect(file.stderr).toMatch(/is not a directory/);
   });
 });
 

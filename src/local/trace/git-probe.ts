@@ -109,7 +109,7 @@ export function startEarlyProbe(argv: readonly string[], cwd: string): void {
   if (root === "") return;
   let real: string;
   try {
-    real = realpathSync(root.startsWith("/") ? root : `${cwd}/${root}`);
+    real = realpathSync(resolve(cwd, root));
   } catch {
     return;
   }

@@ -22,8 +22,9 @@ export interface HostedContext extends BaseContext {
    */
   credentialsChanged?(): void;
   /**
-   * Set by `hostedTool` for the handler it wraps: the tool's name and, for tools that write history, the
-   * caller's `change_note` and `source`. Recorded with every revision the call appends.
+   * Set by `hostedTool` for the handler of a tool that may write: the tool's name and, for tools that write
+   * history, the caller's `change_note` and `source`. Recorded with every revision the call appends. A
+   * read-only tool appends none and gets none.
    */
   change?: { tool: string; changeNote?: string; source?: string };
 }

@@ -155,19 +155,19 @@ export async function handleStreamableHttp<Ctx extends BaseContext>(
   if (requests.length === 0) return new Response(null, { status: 202 }); // notifications and responses
 
   const stream = acceptsSse && wantsStream(requests, options.compiled);
-  const envFor = (notify?: MethodEnv<Ctx>["notify"]): MethodEnv<Ctx> => ({
-    ...options,
-    signal: request.signal,
-    // Stateless: a setLevel lasts for its own request.
-    session: {},
-    ...(notify ? { notify } : {}),
-  });
+  // Stateless: a setLevel lasts for its own request (a session per request). Object.assign, not
+  // `{ ...options, signal, session }`: V8 builds a spread followed by named properties on a slow path;
+  // options names none of these fields.
+  const envFor = (notify?: MethodEnv<Ctx>["notify"]): MethodEnv<Ctx> => {
+    const env: MethodEnv<Ctx> = Object.assign({ signal: request.signal, session: {} }, options);
+    if (notify) env.notify = notify;
+    return env;
+  };
   const answer = async (m: Request_, env: MethodEnv<Ctx>) =>
     mcpResponse(m.id, await handleMethod(m.method, m.params, env));
 
   if (!stream) {
-    const env = envFor();
-    const responses = await Promise.all(requests.map((m) => answer(m, { ...env, session: {} })));
+    const responses = await Promise.all(requests.map((m) => answer(m, envFor())));
     return new Response(JSON.stringify(batch ? responses : responses[0]), {
       status: 200,
       headers: { "content-type": "application/json" },

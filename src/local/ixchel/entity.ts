@@ -1,7 +1,7 @@
 /**
  * One markdown file under `.ixchel/` → an entity, a problem, or a plain file. Pure: text in, data out.
  */
-import { FrontmatterError, parseFrontmatter, splitFrontmatter } from "./frontmatter.js";
+import { FrontmatterError, frontmatterData, locateFrontmatter } from "./frontmatter.js";
 import {
   ID_FORMAT_HINT,
   isId,
@@ -102,11 +102,11 @@ export function parseEntityFile(relPath: string, raw: string): ParsedFile {
   const slash = relPath.indexOf("/");
   const folderKind =
     slash > 0 && relPath.indexOf("/", slash + 1) === -1 ? kindOfFolder(relPath.slice(0, slash)) : undefined;
-  let split: ReturnType<typeof splitFrontmatter>;
+  let bounds: ReturnType<typeof locateFrontmatter>;
   let data: Record<string, unknown>;
   try {
-    split = splitFrontmatter(raw);
-    if (!split) {
+    bounds = locateFrontmatter(raw);
+    if (!bounds) {
       if (folderKind === undefined) return { type: "plain" };
       return {
         type: "problem",
@@ -116,7 +116,7 @@ export function parseEntityFile(relPath: string, raw: string): ParsedFile {
           "no frontmatter: an entity file starts with a --- line, then YAML with id, type, title and tags, then ---",
       };
     }
-    data = parseFrontmatter(split).data;
+    data = frontmatterData(raw, bounds);
   } catch (error) {
     if (error instanceof FrontmatterError) {
       return { type: "problem", code: "unparsable_frontmatter", line: error.line, message: error.message };
@@ -172,7 +172,7 @@ export function parseEntityFile(relPath: string, raw: string): ParsedFile {
     tags: normalizeTags(data.tags),
     frontmatter: data,
     links: extractLinks(data),
-    body: split.body,
+    body: raw.slice(bounds.bodyStart),
     notes,
   };
   if (typeof data.status === "string") entity.status = data.status;

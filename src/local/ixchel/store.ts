@@ -64,7 +64,8 @@ export interface LexicalMeta {
 export class IxchelStore {
   readonly dir: string;
   private files = new Map<string, FileRecord>();
-  private byId = new Map<string, string[]>();
+  /** The path of each id, or its paths when more than one file claims it (best first: see rebuildIds). */
+  private byId = new Map<string, string | string[]>();
   private lexical: Bm25Index<LexicalMeta> | undefined;
   private loaded = false;
   private savedOnce = false;
@@ -132,7 +133,11 @@ export class IxchelStore {
     const list = listMarkdown(this.dir);
     const total = list.length;
     const result: SyncResult = { scanned: 0, added: 0, modified: 0, deleted: 0, unchanged: 0, invalid: 0 };
-    const seen = new Set<string>();
+    // Files of the last sync seen again, and files of the walk that vanished before they were read: when the
+    // first count is every file of the last sync, none was deleted (no set of seen paths to build and test).
+    const before = this.files.size;
+    let kept = 0;
+    const vanished: string[] = [];
     const changed: string[] = [];
     let dirty = false;
     for (let i = 0; i < total; i++) {
@@ -151,14 +156,15 @@ export class IxchelStore {
         try {
           stats = statSync(abs);
         } catch {
-          continue; // removed since the walk: counted as deleted below
+          vanished.push(rel); // removed since the walk: counted as deleted below
+          continue;
         }
         if (
           old.mtimeMs === stats.mtimeMs &&
           old.size === stats.size &&
           old.checkedAt - old.mtimeMs > RACY_MS
         ) {
-          seen.add(rel);
+          kept++;
           result.scanned++;
           result.unchanged++;
           if (old.parsed.type === "problem") result.invalid++;
@@ -171,9 +177,10 @@ export class IxchelStore {
         // A file met for the first time is read and stat'ed together (no stat of its own).
         ({ bytes, stats } = readWithStats(abs));
       } catch {
-        continue; // removed since the walk (or since its stat): counted as deleted below
+        vanished.push(rel); // removed since the walk (or since its stat): counted as deleted below
+        continue;
       }
-      seen.add(rel);
+      if (prior) kept++;
       result.scanned++;
       const hash = sha256(bytes);
       if (old && old.hash === hash) {
@@ -191,11 +198,15 @@ export class IxchelStore {
       else if (prior) result.modified++;
       else result.added++;
     }
-    for (const rel of [...this.files.keys()]) {
-      if (seen.has(rel)) continue;
-      this.files.delete(rel);
-      changed.push(rel);
-      result.deleted++;
+    if (kept < before) {
+      const seen = new Set(list);
+      for (const rel of vanished) seen.delete(rel);
+      for (const rel of [...this.files.keys()]) {
+        if (seen.has(rel)) continue;
+        this.files.delete(rel);
+        changed.push(rel);
+        result.deleted++;
+      }
     }
     if (changed.length > 0) {
       this.rebuildIds();
@@ -245,20 +256,27 @@ export class IxchelStore {
   }
 
   private rebuildIds(): void {
-    const byId = new Map<string, string[]>();
+    // One string per id, a list only for an id more than one file claims (a cold sync builds this for every
+    // entity of the graph, and the graph keeps it).
+    const byId = new Map<string, string | string[]>();
+    const duplicates: string[][] = [];
     for (const [rel, record] of this.files) {
       if (record.parsed.type !== "entity") continue;
       const id = record.parsed.entity.id;
       const paths = byId.get(id);
-      if (paths) paths.push(rel);
-      else byId.set(id, [rel]);
+      if (paths === undefined) byId.set(id, rel);
+      else if (typeof paths === "string") {
+        const both = [paths, rel];
+        byId.set(id, both);
+        duplicates.push(both);
+      } else paths.push(rel);
     }
     const misplaced = (rel: string) => {
       const parsed = this.files.get(rel)?.parsed;
       return parsed?.type === "entity" && parsed.entity.notes.some((n) => n.code !== "type_mismatch") ? 1 : 0;
     };
     // With duplicate ids, the file at its canonical place wins, then the first path.
-    for (const paths of byId.values()) {
+    for (const paths of duplicates) {
       paths.sort((a, b) => misplaced(a) - misplaced(b) || (a < b ? -1 : a > b ? 1 : 0));
     }
     this.byId = byId;
@@ -290,7 +308,8 @@ export class IxchelStore {
 
   /** The entity with `id` (already normalized); with duplicates, the one at its canonical place wins. */
   get(id: string): Located | undefined {
-    const rel = this.byId.get(id)?.[0];
+    const paths = this.byId.get(id);
+    const rel = typeof paths === "string" ? paths : paths?.[0];
     if (rel === undefined) return undefined;
     const record = this.files.get(rel);
     return record?.parsed.type === "entity" ? { entity: record.parsed.entity, rel } : undefined;
@@ -298,7 +317,8 @@ export class IxchelStore {
 
   /** Every path that claims `id`. */
   pathsOf(id: string): string[] {
-    return this.byId.get(id) ?? [];
+    const paths = this.byId.get(id);
+    return typeof paths === "string" ? [paths] : (paths ?? []);
   }
 
   has(id: string): boolean {

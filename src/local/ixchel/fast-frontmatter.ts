@@ -180,6 +180,9 @@ function lineFeed(text: string, from: number, to: number): number {
   return nl < to ? nl : -1;
 }
 
+/** A block list's items before they are copied out (nothing here calls itself: one list at a time). */
+const gather: unknown[] = [];
+
 /** The frontmatter as data, or `undefined` when the text is not in the simple subset. */
 export function parseSimpleFrontmatter(yaml: string): Record<string, unknown> | undefined {
   return parseSimpleFrontmatterAt(yaml, 0, yaml.length);
@@ -227,8 +230,9 @@ export function parseSimpleFrontmatterAt(
       out[key] = v;
       continue;
     }
-    // `key:` then a block list; anything else under it (or nothing) goes to the real parser.
-    const items: unknown[] = [];
+    // `key:` then a block list; anything else under it (or nothing) goes to the real parser. Its items are
+    // gathered in `gather`, then copied at their exact length (see flowList).
+    let count = 0;
     let indent: number | undefined;
     while (pos < to) {
       // An item: `^( *)- (\S.*)$`.
@@ -256,7 +260,7 @@ export function parseSimpleFrontmatterAt(
       if (pairStart === -1) {
         const v = valueAt(text, itemFrom, itemTo);
         if (v === undefined) return undefined;
-        items.push(v);
+        gather[count++] = v;
         continue;
       }
       // `- id: x` followed by `  type: y` lines: a small map.
@@ -284,10 +288,10 @@ export function parseSimpleFrontmatterAt(
         map[kvKey] = v;
         pos = nl === -1 ? to : nl + 1;
       }
-      items.push(map);
+      gather[count++] = map;
     }
-    if (items.length === 0) return undefined;
-    out[key] = items.slice(); // exactly as long as the list (see flowList)
+    if (count === 0) return undefined;
+    out[key] = gather.slice(0, count);
   }
   return out;
 }

@@ -260,8 +260,9 @@ export class IxchelStore {
     // entity of the graph, and the graph keeps it).
     const byId = new Map<string, string | string[]>();
     const duplicates: string[][] = [];
-    for (const [rel, record] of this.files) {
-      if (record.parsed.type !== "entity") continue;
+    // forEach: no [key, value] array per entry, as `for … of` a map makes.
+    this.files.forEach((record, rel) => {
+      if (record.parsed.type !== "entity") return;
       const id = record.parsed.entity.id;
       const paths = byId.get(id);
       if (paths === undefined) byId.set(id, rel);
@@ -270,7 +271,7 @@ export class IxchelStore {
         byId.set(id, both);
         duplicates.push(both);
       } else paths.push(rel);
-    }
+    });
     const misplaced = (rel: string) => {
       const parsed = this.files.get(rel)?.parsed;
       return parsed?.type === "entity" && parsed.entity.notes.some((n) => n.code !== "type_mismatch") ? 1 : 0;

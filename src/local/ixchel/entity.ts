@@ -127,13 +127,21 @@ export function normalizeTags(value: unknown): string[] {
  * `relPath` is relative to `.ixchel/`, with `/` separators (e.g. `decisions/dec-1a2b3c.md`).
  */
 export function parseEntityFile(relPath: string, raw: string): ParsedFile {
+  return parseEntityAt(relPath, raw, 0, raw.length);
+}
+
+/**
+ * parseEntityFile of text[start, end): a file read together with others into one string (store.ts), whose
+ * strings the entity keeps are slices of that string.
+ */
+export function parseEntityAt(relPath: string, text: string, start: number, end: number): ParsedFile {
   const slash = relPath.indexOf("/");
   const folderKind =
     slash > 0 && relPath.indexOf("/", slash + 1) === -1 ? kindOfFolder(relPath.slice(0, slash)) : undefined;
   let bounds: ReturnType<typeof locateFrontmatter>;
   let data: Record<string, unknown>;
   try {
-    bounds = locateFrontmatter(raw);
+    bounds = locateFrontmatter(text, start, end);
     if (!bounds) {
       if (folderKind === undefined) return { type: "plain" };
       return {
@@ -144,7 +152,7 @@ export function parseEntityFile(relPath: string, raw: string): ParsedFile {
           "no frontmatter: an entity file starts with a --- line, then YAML with id, type, title and tags, then ---",
       };
     }
-    data = frontmatterData(raw, bounds);
+    data = frontmatterData(text, bounds);
   } catch (error) {
     if (error instanceof FrontmatterError) {
       return { type: "problem", code: "unparsable_frontmatter", line: error.line, message: error.message };
@@ -205,7 +213,7 @@ export function parseEntityFile(relPath: string, raw: string): ParsedFile {
     tags: normalizeTags(data.tags),
     frontmatter: data,
     links: extractLinks(data),
-    body: raw.slice(bounds.bodyStart),
+    body: text.slice(bounds.bodyStart, end),
     notes,
   };
   if (typeof data.status === "string") entity.status = data.status;

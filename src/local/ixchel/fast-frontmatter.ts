@@ -197,17 +197,13 @@ export function parseSimpleFrontmatterAt(
   from: number,
   to: number,
 ): Record<string, unknown> | undefined {
+  // The searches below run on the range as a string of its own (a slice: no copy), so none runs past it.
+  const yaml = from === 0 && to === text.length ? text : text.slice(from, to);
   // A lone carriage return is a line break to YAML; a long key is an error there (implicit keys ≤ 1024).
-  let cr = false;
-  for (let r = text.indexOf("\r", from); r !== -1 && r < to; r = text.indexOf("\r", r + 1)) {
-    if (r + 1 >= to || text.charCodeAt(r + 1) !== 10) return undefined;
-    cr = true;
-  }
+  const cr = yaml.includes("\r");
+  if (cr && /\r(?!\n)/.test(yaml)) return undefined;
   // So are the line and paragraph separators (which `.` in a regular expression does not match either).
-  const ls = text.indexOf("\u2028", from);
-  if (ls !== -1 && ls < to) return undefined;
-  const ps = text.indexOf("\u2029", from);
-  if (ps !== -1 && ps < to) return undefined;
+  if (yaml.includes("\u2028") || yaml.includes("\u2029")) return undefined;
   // Lines are the ranges between line feeds, without the carriage return of a CRLF; the text after the last
   // line feed is a line unless it is empty.
   const out: Record<string, unknown> = {};

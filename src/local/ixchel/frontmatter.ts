@@ -30,14 +30,18 @@ export interface SplitFile {
   eol: "\n" | "\r\n";
 }
 
-/** Where the parts of a file with frontmatter are: indexes into its text. */
+/** Where the parts of a file with frontmatter are: indexes into the text that holds it. */
 export interface FrontmatterBounds {
+  /** Where the file starts. */
+  start: number;
   /** Just past the opening `---` line (and a BOM before it): where the YAML starts. */
   yamlStart: number;
   /** Where the closing delimiter line starts, which ends the YAML. */
   yamlEnd: number;
   /** Just past the closing delimiter line (or the end of the file): where the body starts. */
   bodyStart: number;
+  /** Where the file ends. */
+  end: number;
   eol: "\n" | "\r\n";
 }
 
@@ -61,30 +65,34 @@ function closesAt(raw: string, from: number, to: number): boolean {
  * by character codes, with no regular expression or line cut out: a cold sync locates the frontmatter of
  * every file of the graph.
  */
-export function locateFrontmatter(raw: string): FrontmatterBounds | undefined {
-  let pos = raw.charCodeAt(0) === 0xfeff ? 1 : 0;
-  if (raw.charCodeAt(pos) !== 45 || raw.charCodeAt(pos + 1) !== 45 || raw.charCodeAt(pos + 2) !== 45) {
+export function locateFrontmatter(raw: string, start = 0, end = raw.length): FrontmatterBounds | undefined {
+  // Every read below stays in [start, end): the text may hold other files after this one.
+  let pos = start < end && raw.charCodeAt(start) === 0xfeff ? start + 1 : start;
+  if (
+    pos + 3 > end ||
+    raw.charCodeAt(pos) !== 45 ||
+    raw.charCodeAt(pos + 1) !== 45 ||
+    raw.charCodeAt(pos + 2) !== 45
+  ) {
     return undefined;
   }
   pos += 3;
-  let c = raw.charCodeAt(pos);
-  while (c === 32 || c === 9) c = raw.charCodeAt(++pos);
-  const eol = c === 13 ? "\r\n" : "\n";
-  if (c === 13) pos++;
-  if (raw.charCodeAt(pos) !== 10) return undefined;
+  while (pos < end && (raw.charCodeAt(pos) === 32 || raw.charCodeAt(pos) === 9)) pos++;
+  const eol = pos < end && raw.charCodeAt(pos) === 13 ? "\r\n" : "\n";
+  if (eol === "\r\n") pos++;
+  if (pos >= end || raw.charCodeAt(pos) !== 10) return undefined;
   const yamlStart = pos + 1;
-  const length = raw.length;
   let line = 2;
   pos = yamlStart;
-  while (pos <= length) {
+  while (pos <= end) {
     let nl = raw.indexOf("\n", pos);
-    if (nl === -1) nl = length;
+    if (nl === -1 || nl > end) nl = end;
     // Only a line starting with - or . can close it.
-    const first = raw.charCodeAt(pos);
+    const first = pos < end ? raw.charCodeAt(pos) : 0;
     if ((first === 45 || first === 46) && closesAt(raw, pos, nl)) {
-      return { yamlStart, yamlEnd: pos, bodyStart: nl === length ? length : nl + 1, eol };
+      return { start, yamlStart, yamlEnd: pos, bodyStart: nl === end ? end : nl + 1, end, eol };
     }
-    if (nl === length) break;
+    if (nl === end) break;
     pos = nl + 1;
     line++;
   }
@@ -100,13 +108,16 @@ export function splitFrontmatter(raw: string): SplitFile | undefined {
   return bounds && splitAt(raw, bounds);
 }
 
-function splitAt(raw: string, { yamlStart, yamlEnd, bodyStart, eol }: FrontmatterBounds): SplitFile {
+function splitAt(
+  raw: string,
+  { start, yamlStart, yamlEnd, bodyStart, end, eol }: FrontmatterBounds,
+): SplitFile {
   return {
-    head: raw.slice(0, yamlStart),
+    head: raw.slice(start, yamlStart),
     yaml: raw.slice(yamlStart, yamlEnd),
     yamlLine: 2,
-    tail: raw.slice(yamlEnd),
-    body: raw.slice(bodyStart),
+    tail: raw.slice(yamlEnd, end),
+    body: raw.slice(bodyStart, end),
     eol,
   };
 }

@@ -3,6 +3,7 @@
  * incremental sync), the id → file map and the lexical index. One store per repository root; operations
  * on a store run one at a time.
  */
+import { isAscii } from "node:buffer";
 import { type Stats, statSync } from "node:fs";
 import { join } from "node:path";
 import { Bm25Index } from "./bm25.js";
@@ -15,7 +16,7 @@ import {
   writeWriteStamp,
 } from "./cache.js";
 import type { Entity } from "./entity.js";
-import { parseEntityFile } from "./entity.js";
+import { parseEntityAt, parseEntityFile } from "./entity.js";
 import { listMarkdown, readWithStats, sha256 } from "./files.js";
 import type { Kind } from "./kinds.js";
 import { IXCHEL_FOLDER } from "./root.js";
@@ -55,6 +56,22 @@ const SAVE_DELAY_MS = 1000;
 const MAX_FRESH_MS = 2000;
 /** Graphs up to this many files write their cache within the sync; larger ones right after it. */
 const SAVE_AT_ONCE_FILES = 1000;
+/** The buffer a sync reads the files it parses into, to decode them together (see sync). */
+const BATCH_BYTES = 1 << 20;
+
+/** A file read and hashed, to be parsed with the others of its batch. */
+interface Pending {
+  rel: string;
+  prior: FileRecord | undefined;
+  mtimeMs: number;
+  size: number;
+  hash: string;
+  checkedAt: number;
+  /** Its text, for a file that is not ASCII (decoded on its own); else it is batch[start, end). */
+  text: string | undefined;
+  start: number;
+  end: number;
+}
 
 export interface LexicalMeta {
   id: string;
@@ -140,8 +157,41 @@ export class IxchelStore {
     const vanished: string[] = [];
     const changed: string[] = [];
     let dirty = false;
+    // The files to parse are read into one buffer and decoded into one string, which their entities' text
+    // (bodies, titles…) are slices of: a cold sync of 10,000 files decoded 10,000 strings of ~1 KB that the
+    // graph keeps, and the garbage collector copied them all, twice, during the sync (issue 16, item 6). A
+    // batch of hundreds of files is one string too large for the young generation, which is never copied.
+    // ASCII text only (the bytes are the characters: a range of the buffer is a range of the string); any
+    // other file is decoded on its own. A file parsed again later leaves its old text in its batch's string
+    // until every entity of that batch is gone: at most one stale copy per file.
+    let batch: Buffer | undefined;
+    let used = 0;
+    const pending: Pending[] = [];
+    const parsePending = () => {
+      if (pending.length === 0) return;
+      const text = used > 0 ? (batch as Buffer).toString("latin1", 0, used) : "";
+      for (const p of pending) {
+        const parsed =
+          p.text === undefined ? parseEntityAt(p.rel, text, p.start, p.end) : parseEntityFile(p.rel, p.text);
+        if (parsed.type === "problem") result.invalid++;
+        this.files.set(p.rel, {
+          mtimeMs: p.mtimeMs,
+          size: p.size,
+          hash: p.hash,
+          checkedAt: p.checkedAt,
+          parsed,
+        });
+        changed.push(p.rel);
+        if (p.prior?.hash === p.hash) result.unchanged++;
+        else if (p.prior) result.modified++;
+        else result.added++;
+      }
+      pending.length = 0;
+      used = 0;
+    };
     for (let i = 0; i < total; i++) {
       if (i % PROGRESS_EVERY === 0) {
+        parsePending(); // what an abort or a progress report leaves is what the files read so far say
         options.signal?.throwIfAborted();
         if (i > 0 || total > PROGRESS_EVERY)
           await options.progress?.(i, total, `scanned ${i} of ${total} files`);
@@ -175,7 +225,8 @@ export class IxchelStore {
       let bytes: Buffer;
       try {
         // A file met for the first time is read and stat'ed together (no stat of its own).
-        ({ bytes, stats } = readWithStats(abs));
+        batch ??= Buffer.allocUnsafeSlow(BATCH_BYTES);
+        ({ bytes, stats } = readWithStats(abs, batch, used));
       } catch {
         vanished.push(rel); // removed since the walk (or since its stat): counted as deleted below
         continue;
@@ -190,14 +241,33 @@ export class IxchelStore {
         dirty = true;
         continue;
       }
-      const parsed = parseEntityFile(rel, bytes.toString("utf8"));
-      if (parsed.type === "problem") result.invalid++;
-      this.files.set(rel, { mtimeMs: stats.mtimeMs, size: stats.size, hash, checkedAt: now, parsed });
-      changed.push(rel);
-      if (prior?.hash === hash) result.unchanged++;
-      else if (prior) result.modified++;
-      else result.added++;
+      const entry: Pending = {
+        rel,
+        prior,
+        mtimeMs: stats.mtimeMs,
+        size: stats.size,
+        hash,
+        checkedAt: now,
+        text: undefined,
+        start: 0,
+        end: 0,
+      };
+      if (!isAscii(bytes)) entry.text = bytes.toString("utf8");
+      else {
+        if (bytes.buffer !== batch.buffer && bytes.length <= BATCH_BYTES) {
+          // It did not fit after the others: parse those, then start the batch again with it.
+          parsePending();
+          bytes.copy(batch, 0);
+        }
+        if (bytes.buffer === batch.buffer || bytes.length <= BATCH_BYTES) {
+          entry.start = used;
+          used += bytes.length;
+          entry.end = used;
+        } else entry.text = bytes.toString("latin1"); // larger than a batch
+      }
+      pending.push(entry);
     }
+    parsePending();
     if (kept < before) {
       const seen = new Set(list);
       for (const rel of vanished) seen.delete(rel);

@@ -206,16 +206,13 @@ export function parseEntityAt(relPath: string, text: string, start: number, end:
     });
   }
   const title = data.title === undefined || data.title === null ? id : String(data.title);
-  const entity: Entity = {
-    id,
-    kind,
-    title,
-    tags: normalizeTags(data.tags),
-    frontmatter: data,
-    links: extractLinks(data),
-    body: text.slice(bounds.bodyStart, end),
-    notes,
-  };
-  if (typeof data.status === "string") entity.status = data.status;
+  const tags = normalizeTags(data.tags);
+  const links = extractLinks(data);
+  const body = text.slice(bounds.bodyStart, end);
+  // The status, when there is one, is in the literal (an object given a property later grows a second store).
+  const entity: Entity =
+    typeof data.status === "string"
+      ? { id, kind, title, tags, frontmatter: data, links, body, notes, status: data.status }
+      : { id, kind, title, tags, frontmatter: data, links, body, notes };
   return { type: "entity", entity };
 }

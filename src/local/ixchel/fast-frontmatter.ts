@@ -59,12 +59,33 @@ function plainAt(text: string, from: number, to: number, inFlow: boolean): strin
     return TIMESTAMP.test(s) ? s : undefined;
   }
   if (!isKeyStart(c) || text.charCodeAt(to - 1) === 58) return undefined; // ends with ":"
+  const length = to - from;
+  let slot = -1;
+  if (length < SHORT) {
+    slot = (length * 7 + c * 31 + text.charCodeAt(to - 1) * 3 + text.charCodeAt(from + (length >> 1))) & 1023;
+    const known = VALUES[slot];
+    if (known !== undefined && known.length === length) {
+      let k = 1;
+      while (k < length && known.charCodeAt(k) === text.charCodeAt(from + k)) k++;
+      if (k === length && known.charCodeAt(0) === c) return known;
+    }
+  }
   const s = text.slice(from, to);
   if (s.includes(": ") || s.includes(" #") || s.includes("\t")) return undefined;
-  if (inFlow && FLOW_INDICATOR.test(s)) return undefined;
+  const flow = FLOW_INDICATOR.test(s);
+  if (inFlow && flow) return undefined;
   if (mayBeReserved(c) && (s.length === 4 || s.length === 5) && RESERVED.test(s)) return undefined;
+  if (slot !== -1 && !flow) VALUES[slot] = s; // valid in and out of flow collections
   return s;
 }
+
+/** Below this length a slice is a copy anyway (V8 slices longer strings): short values are shared. */
+const SHORT = 13;
+/**
+ * Short plain values met before (types, statuses, tags: the vocabulary files repeat), by a hash of length and
+ * a few characters: one string each instead of one per file that the graph keeps.
+ */
+const VALUES: (string | undefined)[] = new Array(1024).fill(undefined);
 const FLOW_INDICATOR = /[,[\]{}]/;
 
 function plain(text: string, inFlow: boolean): string | undefined {

@@ -1,7 +1,7 @@
 /**
  * One markdown file under `.ixchel/` → an entity, a problem, or a plain file. Pure: text in, data out.
  */
-import { FrontmatterError, parseFrontmatter, splitFrontmatter } from "./frontmatter.js";
+import { FrontmatterError, frontmatterData, locateFrontmatter } from "./frontmatter.js";
 import {
   ID_FORMAT_HINT,
   isId,
@@ -59,54 +59,90 @@ function asLinkTarget(item: unknown): string | undefined {
 }
 
 /**
+ * Lists are gathered here, then copied at their exact length: a cold sync parses every file of the graph
+ * and keeps what it parses, and a list grown by push takes room for 16 items at its first (its copy is
+ * garbage at once; the sync's allocations are most of its time above reading and hashing). Not reentrant:
+ * each function below fills one and copies it out before returning.
+ */
+const gatherTargets: string[] = [];
+const gatherLinks: Link[] = [];
+const gatherTags: string[] = [];
+
+/** Whether list[0, count) holds value. */
+function holds(list: string[], count: number, value: string): boolean {
+  for (let k = 0; k < count; k++) if (list[k] === value) return true;
+  return false;
+}
+
+/** The targets of a link's value, or undefined when it is not a link (an empty list is not either). */
+function linkTargets(value: unknown): string[] | undefined {
+  if (!Array.isArray(value)) {
+    const id = asLinkTarget(value);
+    return id === undefined ? undefined : [id];
+  }
+  if (value.length === 0) return undefined;
+  let count = 0;
+  for (const item of value) {
+    const id = asLinkTarget(item);
+    if (id === undefined) return undefined; // a list with anything else in it is data
+    if (!holds(gatherTargets, count, id)) gatherTargets[count++] = id;
+  }
+  return gatherTargets.slice(0, count);
+}
+
+/**
  * A link is any non-metadata key whose value is an id, a list of ids, or a list of `{id, type}` objects
  * (DESIGN: ixchel). A list with anything else in it is data, not a link.
  */
 export function extractLinks(frontmatter: Record<string, unknown>): Link[] {
-  const links: Link[] = [];
-  // A cold sync runs this on every file: no intermediate arrays or sets for the common one-link lists.
-  next: for (const rel of Object.keys(frontmatter)) {
+  let count = 0;
+  for (const rel of Object.keys(frontmatter)) {
     if (METADATA_KEYS.has(rel)) continue;
-    const value = frontmatter[rel];
-    const items = Array.isArray(value) ? value : [value];
-    if (items.length === 0) continue;
-    const targets: string[] = [];
-    for (const item of items) {
-      const id = asLinkTarget(item);
-      if (id === undefined) continue next; // a list with anything else in it is data
-      if (!targets.includes(id)) targets.push(id);
-    }
-    // Kept for the graph's life: exact-length copies (an array grown by push keeps room for 16).
-    links.push({ rel, targets: targets.slice() });
+    const targets = linkTargets(frontmatter[rel]);
+    if (targets !== undefined) gatherLinks[count++] = { rel, targets };
   }
-  return links.length > 1
-    ? links.sort((a, b) => (a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0)).slice()
-    : links.slice();
+  const links = gatherLinks.slice(0, count);
+  // Sorted by rel (keys are unique): an insertion sort, in place, of a list of a few links.
+  for (let i = 1; i < count; i++) {
+    const link = links[i] as Link;
+    let j = i - 1;
+    for (; j >= 0 && (links[j] as Link).rel > link.rel; j--) links[j + 1] = links[j] as Link;
+    links[j + 1] = link;
+  }
+  return links;
 }
 
 export function normalizeTags(value: unknown): string[] {
   const raw = Array.isArray(value) ? value : typeof value === "string" ? value.split(",") : [];
-  const tags: string[] = [];
+  let count = 0;
   for (const item of raw) {
     if (item === null || item === undefined || typeof item === "object") continue;
     const tag = String(item).trim();
-    if (tag && !tags.includes(tag)) tags.push(tag);
+    if (tag && !holds(gatherTags, count, tag)) gatherTags[count++] = tag;
   }
-  return tags.slice(); // exact length: kept for the graph's life
+  return gatherTags.slice(0, count);
 }
 
 /**
  * `relPath` is relative to `.ixchel/`, with `/` separators (e.g. `decisions/dec-1a2b3c.md`).
  */
 export function parseEntityFile(relPath: string, raw: string): ParsedFile {
+  return parseEntityAt(relPath, raw, 0, raw.length);
+}
+
+/**
+ * parseEntityFile of text[start, end): a file read together with others into one string (store.ts), whose
+ * strings the entity keeps are slices of that string.
+ */
+export function parseEntityAt(relPath: string, text: string, start: number, end: number): ParsedFile {
   const slash = relPath.indexOf("/");
   const folderKind =
     slash > 0 && relPath.indexOf("/", slash + 1) === -1 ? kindOfFolder(relPath.slice(0, slash)) : undefined;
-  let split: ReturnType<typeof splitFrontmatter>;
+  let bounds: ReturnType<typeof locateFrontmatter>;
   let data: Record<string, unknown>;
   try {
-    split = splitFrontmatter(raw);
-    if (!split) {
+    bounds = locateFrontmatter(text, start, end);
+    if (!bounds) {
       if (folderKind === undefined) return { type: "plain" };
       return {
         type: "problem",
@@ -116,7 +152,7 @@ export function parseEntityFile(relPath: string, raw: string): ParsedFile {
           "no frontmatter: an entity file starts with a --- line, then YAML with id, type, title and tags, then ---",
       };
     }
-    data = parseFrontmatter(split).data;
+    data = frontmatterData(text, bounds);
   } catch (error) {
     if (error instanceof FrontmatterError) {
       return { type: "problem", code: "unparsable_frontmatter", line: error.line, message: error.message };
@@ -152,29 +188,31 @@ export function parseEntityFile(relPath: string, raw: string): ParsedFile {
         : `type "${String(type)}" is not a kind; the id prefix says "${kind}"`,
     });
   }
-  const expected = `${KIND_FOLDER[kind]}/${id}.md`;
+  // At `<kind folder>/<id>.md`? Compared in place: the expected path is only spelled out for a note.
+  const canonical =
+    folderKind === kind &&
+    relPath.length === slash + id.length + 4 &&
+    relPath.startsWith(id, slash + 1) &&
+    relPath.endsWith(".md");
   if (folderKind === undefined) {
     notes.push({
       code: "outside_kind_folder",
-      message: `the file is outside the kind folders: move it to .ixchel/${expected}`,
+      message: `the file is outside the kind folders: move it to .ixchel/${KIND_FOLDER[kind]}/${id}.md`,
     });
-  } else if (relPath !== expected) {
+  } else if (!canonical) {
     notes.push({
       code: "id_folder_mismatch",
-      message: `a ${kind} with id ${id} belongs at .ixchel/${expected}, not .ixchel/${relPath}`,
+      message: `a ${kind} with id ${id} belongs at .ixchel/${KIND_FOLDER[kind]}/${id}.md, not .ixchel/${relPath}`,
     });
   }
   const title = data.title === undefined || data.title === null ? id : String(data.title);
-  const entity: Entity = {
-    id,
-    kind,
-    title,
-    tags: normalizeTags(data.tags),
-    frontmatter: data,
-    links: extractLinks(data),
-    body: split.body,
-    notes,
-  };
-  if (typeof data.status === "string") entity.status = data.status;
+  const tags = normalizeTags(data.tags);
+  const links = extractLinks(data);
+  const body = text.slice(bounds.bodyStart, end);
+  // The status, when there is one, is in the literal (an object given a property later grows a second store).
+  const entity: Entity =
+    typeof data.status === "string"
+      ? { id, kind, title, tags, frontmatter: data, links, body, notes, status: data.status }
+      : { id, kind, title, tags, frontmatter: data, links, body, notes };
   return { type: "entity", entity };
 }

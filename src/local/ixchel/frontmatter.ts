@@ -3,7 +3,7 @@
  * and edit it while keeping every byte of the body.
  */
 import { type Document, parseDocument } from "yaml";
-import { parseSimpleFrontmatter } from "./fast-frontmatter.js";
+import { parseSimpleFrontmatter, parseSimpleFrontmatterAt } from "./fast-frontmatter.js";
 
 export class FrontmatterError extends Error {
   override readonly name = "FrontmatterError";
@@ -30,35 +30,69 @@ export interface SplitFile {
   eol: "\n" | "\r\n";
 }
 
-const OPEN = /^(\uFEFF?)---[ \t]*(\r?\n)/;
-const CLOSE = /^(?:---|\.\.\.)[ \t]*$/;
+/** Where the parts of a file with frontmatter are: indexes into the text that holds it. */
+export interface FrontmatterBounds {
+  /** Where the file starts. */
+  start: number;
+  /** Just past the opening `---` line (and a BOM before it): where the YAML starts. */
+  yamlStart: number;
+  /** Where the closing delimiter line starts, which ends the YAML. */
+  yamlEnd: number;
+  /** Just past the closing delimiter line (or the end of the file): where the body starts. */
+  bodyStart: number;
+  /** Where the file ends. */
+  end: number;
+  eol: "\n" | "\r\n";
+}
 
-/** `undefined` when the file does not start with a `---` line (a plain markdown file). */
-export function splitFrontmatter(raw: string): SplitFile | undefined {
-  const open = OPEN.exec(raw);
-  if (!open) return undefined;
-  const eol = open[2] === "\r\n" ? "\r\n" : "\n";
-  const start = open[0].length;
-  let pos = start;
+/** Whether raw[from, to) is `---` or `...`, then spaces or tabs, once a trailing carriage return is cut. */
+function closesAt(raw: string, from: number, to: number): boolean {
+  if (to > from && raw.charCodeAt(to - 1) === 13) to--;
+  if (to - from < 3) return false;
+  const c = raw.charCodeAt(from);
+  if ((c !== 45 && c !== 46) || raw.charCodeAt(from + 1) !== c || raw.charCodeAt(from + 2) !== c)
+    return false;
+  for (let k = from + 3; k < to; k++) {
+    const d = raw.charCodeAt(k);
+    if (d !== 32 && d !== 9) return false;
+  }
+  return true;
+}
+
+/**
+ * The bounds of the frontmatter: `undefined` when the file does not start with a `---` line (an optional
+ * BOM, `---`, spaces or tabs, a line break); a FrontmatterError when no `---` or `...` line closes it. Read
+ * by character codes, with no regular expression or line cut out: a cold sync locates the frontmatter of
+ * every file of the graph.
+ */
+export function locateFrontmatter(raw: string, start = 0, end = raw.length): FrontmatterBounds | undefined {
+  // Every read below stays in [start, end): the text may hold other files after this one.
+  let pos = start < end && raw.charCodeAt(start) === 0xfeff ? start + 1 : start;
+  if (
+    pos + 3 > end ||
+    raw.charCodeAt(pos) !== 45 ||
+    raw.charCodeAt(pos + 1) !== 45 ||
+    raw.charCodeAt(pos + 2) !== 45
+  ) {
+    return undefined;
+  }
+  pos += 3;
+  while (pos < end && (raw.charCodeAt(pos) === 32 || raw.charCodeAt(pos) === 9)) pos++;
+  const eol = pos < end && raw.charCodeAt(pos) === 13 ? "\r\n" : "\n";
+  if (eol === "\r\n") pos++;
+  if (pos >= end || raw.charCodeAt(pos) !== 10) return undefined;
+  const yamlStart = pos + 1;
   let line = 2;
-  while (pos <= raw.length) {
-    const nl = raw.indexOf("\n", pos);
-    const end = nl === -1 ? raw.length : nl;
-    // Only a line starting with - or . can close it: the others are not cut out and tested (a cold sync
-    // splits every file of the graph).
-    const first = raw.charCodeAt(pos);
-    if ((first === 45 || first === 46) && CLOSE.test(raw.slice(pos, end).replace(/\r$/, ""))) {
-      const after = nl === -1 ? raw.length : nl + 1;
-      return {
-        head: raw.slice(0, start),
-        yaml: raw.slice(start, pos),
-        yamlLine: 2,
-        tail: raw.slice(pos),
-        body: raw.slice(after),
-        eol,
-      };
+  pos = yamlStart;
+  while (pos <= end) {
+    let nl = raw.indexOf("\n", pos);
+    if (nl === -1 || nl > end) nl = end;
+    // Only a line starting with - or . can close it.
+    const first = pos < end ? raw.charCodeAt(pos) : 0;
+    if ((first === 45 || first === 46) && closesAt(raw, pos, nl)) {
+      return { start, yamlStart, yamlEnd: pos, bodyStart: nl === end ? end : nl + 1, end, eol };
     }
-    if (nl === -1) break;
+    if (nl === end) break;
     pos = nl + 1;
     line++;
   }
@@ -66,6 +100,26 @@ export function splitFrontmatter(raw: string): SplitFile | undefined {
     `frontmatter opened with --- on line 1 is never closed: add a line with --- after the last YAML line (scanned to line ${line})`,
     1,
   );
+}
+
+/** `undefined` when the file does not start with a `---` line (a plain markdown file). */
+export function splitFrontmatter(raw: string): SplitFile | undefined {
+  const bounds = locateFrontmatter(raw);
+  return bounds && splitAt(raw, bounds);
+}
+
+function splitAt(
+  raw: string,
+  { start, yamlStart, yamlEnd, bodyStart, end, eol }: FrontmatterBounds,
+): SplitFile {
+  return {
+    head: raw.slice(start, yamlStart),
+    yaml: raw.slice(yamlStart, yamlEnd),
+    yamlLine: 2,
+    tail: raw.slice(yamlEnd, end),
+    body: raw.slice(bodyStart, end),
+    eol,
+  };
 }
 
 function parseYaml(split: SplitFile): Document {
@@ -91,17 +145,31 @@ export interface ParsedFrontmatter {
 export function parseFrontmatter(split: SplitFile): ParsedFrontmatter {
   const simple = parseSimpleFrontmatter(split.yaml);
   if (simple) return { split, data: simple };
+  return { split, data: parseYamlData(split) };
+}
+
+/**
+ * parseFrontmatter(splitFrontmatter(raw)).data for a file whose frontmatter is at `bounds`: the simple
+ * subset is read in place; only the rest is cut out for the yaml package.
+ */
+export function frontmatterData(raw: string, bounds: FrontmatterBounds): Record<string, unknown> {
+  return (
+    parseSimpleFrontmatterAt(raw, bounds.yamlStart, bounds.yamlEnd) ?? parseYamlData(splitAt(raw, bounds))
+  );
+}
+
+function parseYamlData(split: SplitFile): Record<string, unknown> {
   const doc = parseYaml(split);
   // maxAliasCount guards against alias bombs in a hostile file.
   const data: unknown = doc.toJS({ maxAliasCount: 100 });
-  if (data === null || data === undefined) return { split, data: {} };
+  if (data === null || data === undefined) return {};
   if (typeof data !== "object" || Array.isArray(data)) {
     throw new FrontmatterError(
       "frontmatter must be a YAML mapping of keys to values (id: …, title: …)",
       split.yamlLine,
     );
   }
-  return { split, data: data as Record<string, unknown> };
+  return data as Record<string, unknown>;
 }
 
 /**

@@ -61,8 +61,31 @@ export function isKind(value: unknown): value is Kind {
   return typeof value === "string" && (KINDS as readonly string[]).includes(value);
 }
 
+/** The prefixes by length and first two characters (isId then compares all of them). */
+const PREFIX_AT = new Map<number, string>(
+  KINDS.map((k) => {
+    const p = KIND_PREFIX[k];
+    return [p.length * 65536 + p.charCodeAt(0) * 256 + p.charCodeAt(1), p];
+  }),
+);
+
+/**
+ * ID_PATTERN's test, by character codes: a cold sync checks every id and link target of the graph, and a
+ * regular expression per id was a tenth of parsing a file.
+ */
 export function isId(value: unknown): value is string {
-  return typeof value === "string" && ID_PATTERN.test(value);
+  if (typeof value !== "string") return false;
+  const dash = value.charCodeAt(3) === 45 ? 3 : value.charCodeAt(4) === 45 ? 4 : -1;
+  const length = value.length;
+  if (dash === -1 || length - dash - 1 < 6 || length - dash - 1 > 12) return false;
+  const prefix = PREFIX_AT.get(dash * 65536 + value.charCodeAt(0) * 256 + value.charCodeAt(1));
+  if (prefix === undefined) return false;
+  for (let k = 0; k < dash; k++) if (value.charCodeAt(k) !== prefix.charCodeAt(k)) return false;
+  for (let k = dash + 1; k < length; k++) {
+    const c = value.charCodeAt(k);
+    if (!((c >= 48 && c <= 57) || (c >= 97 && c <= 102))) return false;
+  }
+  return true;
 }
 
 /** Lookups accept any case and surrounding blanks; stored ids are lowercase. */

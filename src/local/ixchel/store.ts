@@ -3,6 +3,7 @@
  * incremental sync), the id → file map and the lexical index. One store per repository root; operations
  * on a store run one at a time.
  */
+import { isAscii } from "node:buffer";
 import { type Stats, statSync } from "node:fs";
 import { join } from "node:path";
 import { Bm25Index } from "./bm25.js";
@@ -15,7 +16,7 @@ import {
   writeWriteStamp,
 } from "./cache.js";
 import type { Entity } from "./entity.js";
-import { parseEntityFile } from "./entity.js";
+import { parseEntityAt, parseEntityFile } from "./entity.js";
 import { listMarkdown, readWithStats, sha256 } from "./files.js";
 import type { Kind } from "./kinds.js";
 import { IXCHEL_FOLDER } from "./root.js";
@@ -55,6 +56,22 @@ const SAVE_DELAY_MS = 1000;
 const MAX_FRESH_MS = 2000;
 /** Graphs up to this many files write their cache within the sync; larger ones right after it. */
 const SAVE_AT_ONCE_FILES = 1000;
+/** The buffer a sync reads the files it parses into, to decode them together (see sync). */
+const BATCH_BYTES = 1 << 20;
+
+/** A file read and hashed, to be parsed with the others of its batch. */
+interface Pending {
+  rel: string;
+  prior: FileRecord | undefined;
+  mtimeMs: number;
+  size: number;
+  hash: string;
+  checkedAt: number;
+  /** Its text, for a file that is not ASCII (decoded on its own); else it is batch[start, end). */
+  text: string | undefined;
+  start: number;
+  end: number;
+}
 
 export interface LexicalMeta {
   id: string;
@@ -64,7 +81,8 @@ export interface LexicalMeta {
 export class IxchelStore {
   readonly dir: string;
   private files = new Map<string, FileRecord>();
-  private byId = new Map<string, string[]>();
+  /** The path of each id, or its paths when more than one file claims it (best first: see rebuildIds). */
+  private byId = new Map<string, string | string[]>();
   private lexical: Bm25Index<LexicalMeta> | undefined;
   private loaded = false;
   private savedOnce = false;
@@ -132,11 +150,48 @@ export class IxchelStore {
     const list = listMarkdown(this.dir);
     const total = list.length;
     const result: SyncResult = { scanned: 0, added: 0, modified: 0, deleted: 0, unchanged: 0, invalid: 0 };
-    const seen = new Set<string>();
+    // Files of the last sync seen again, and files of the walk that vanished before they were read: when the
+    // first count is every file of the last sync, none was deleted (no set of seen paths to build and test).
+    const before = this.files.size;
+    let kept = 0;
+    const vanished: string[] = [];
     const changed: string[] = [];
     let dirty = false;
+    // The files to parse are read into one buffer and decoded into one string, which their entities' text
+    // (bodies, titles…) are slices of: a cold sync of 10,000 files decoded 10,000 strings of ~1 KB that the
+    // graph keeps, and the garbage collector copied them all, twice, during the sync (issue 16, item 6). A
+    // batch of hundreds of files is one string too large for the young generation, which is never copied.
+    // ASCII text only (the bytes are the characters: a range of the buffer is a range of the string); any
+    // other file is decoded on its own. A file parsed again later leaves its old text in its batch's string
+    // until every entity of that batch is gone: at most one stale copy per file.
+    let batch: Buffer | undefined;
+    let used = 0;
+    const pending: Pending[] = [];
+    const parsePending = () => {
+      if (pending.length === 0) return;
+      const text = used > 0 ? (batch as Buffer).toString("latin1", 0, used) : "";
+      for (const p of pending) {
+        const parsed =
+          p.text === undefined ? parseEntityAt(p.rel, text, p.start, p.end) : parseEntityFile(p.rel, p.text);
+        if (parsed.type === "problem") result.invalid++;
+        this.files.set(p.rel, {
+          mtimeMs: p.mtimeMs,
+          size: p.size,
+          hash: p.hash,
+          checkedAt: p.checkedAt,
+          parsed,
+        });
+        changed.push(p.rel);
+        if (p.prior?.hash === p.hash) result.unchanged++;
+        else if (p.prior) result.modified++;
+        else result.added++;
+      }
+      pending.length = 0;
+      used = 0;
+    };
     for (let i = 0; i < total; i++) {
       if (i % PROGRESS_EVERY === 0) {
+        parsePending(); // what an abort or a progress report leaves is what the files read so far say
         options.signal?.throwIfAborted();
         if (i > 0 || total > PROGRESS_EVERY)
           await options.progress?.(i, total, `scanned ${i} of ${total} files`);
@@ -151,14 +206,15 @@ export class IxchelStore {
         try {
           stats = statSync(abs);
         } catch {
-          continue; // removed since the walk: counted as deleted below
+          vanished.push(rel); // removed since the walk: counted as deleted below
+          continue;
         }
         if (
           old.mtimeMs === stats.mtimeMs &&
           old.size === stats.size &&
           old.checkedAt - old.mtimeMs > RACY_MS
         ) {
-          seen.add(rel);
+          kept++;
           result.scanned++;
           result.unchanged++;
           if (old.parsed.type === "problem") result.invalid++;
@@ -169,11 +225,13 @@ export class IxchelStore {
       let bytes: Buffer;
       try {
         // A file met for the first time is read and stat'ed together (no stat of its own).
-        ({ bytes, stats } = readWithStats(abs));
+        batch ??= Buffer.allocUnsafeSlow(BATCH_BYTES);
+        ({ bytes, stats } = readWithStats(abs, batch, used));
       } catch {
-        continue; // removed since the walk (or since its stat): counted as deleted below
+        vanished.push(rel); // removed since the walk (or since its stat): counted as deleted below
+        continue;
       }
-      seen.add(rel);
+      if (prior) kept++;
       result.scanned++;
       const hash = sha256(bytes);
       if (old && old.hash === hash) {
@@ -183,19 +241,42 @@ export class IxchelStore {
         dirty = true;
         continue;
       }
-      const parsed = parseEntityFile(rel, bytes.toString("utf8"));
-      if (parsed.type === "problem") result.invalid++;
-      this.files.set(rel, { mtimeMs: stats.mtimeMs, size: stats.size, hash, checkedAt: now, parsed });
-      changed.push(rel);
-      if (prior?.hash === hash) result.unchanged++;
-      else if (prior) result.modified++;
-      else result.added++;
+      const entry: Pending = {
+        rel,
+        prior,
+        mtimeMs: stats.mtimeMs,
+        size: stats.size,
+        hash,
+        checkedAt: now,
+        text: undefined,
+        start: 0,
+        end: 0,
+      };
+      if (!isAscii(bytes)) entry.text = bytes.toString("utf8");
+      else {
+        if (bytes.buffer !== batch.buffer && bytes.length <= BATCH_BYTES) {
+          // It did not fit after the others: parse those, then start the batch again with it.
+          parsePending();
+          bytes.copy(batch, 0);
+        }
+        if (bytes.buffer === batch.buffer || bytes.length <= BATCH_BYTES) {
+          entry.start = used;
+          used += bytes.length;
+          entry.end = used;
+        } else entry.text = bytes.toString("latin1"); // larger than a batch
+      }
+      pending.push(entry);
     }
-    for (const rel of [...this.files.keys()]) {
-      if (seen.has(rel)) continue;
-      this.files.delete(rel);
-      changed.push(rel);
-      result.deleted++;
+    parsePending();
+    if (kept < before) {
+      const seen = new Set(list);
+      for (const rel of vanished) seen.delete(rel);
+      for (const rel of [...this.files.keys()]) {
+        if (seen.has(rel)) continue;
+        this.files.delete(rel);
+        changed.push(rel);
+        result.deleted++;
+      }
     }
     if (changed.length > 0) {
       this.rebuildIds();
@@ -245,20 +326,28 @@ export class IxchelStore {
   }
 
   private rebuildIds(): void {
-    const byId = new Map<string, string[]>();
-    for (const [rel, record] of this.files) {
-      if (record.parsed.type !== "entity") continue;
+    // One string per id, a list only for an id more than one file claims (a cold sync builds this for every
+    // entity of the graph, and the graph keeps it).
+    const byId = new Map<string, string | string[]>();
+    const duplicates: string[][] = [];
+    // forEach: no [key, value] array per entry, as `for … of` a map makes.
+    this.files.forEach((record, rel) => {
+      if (record.parsed.type !== "entity") return;
       const id = record.parsed.entity.id;
       const paths = byId.get(id);
-      if (paths) paths.push(rel);
-      else byId.set(id, [rel]);
-    }
+      if (paths === undefined) byId.set(id, rel);
+      else if (typeof paths === "string") {
+        const both = [paths, rel];
+        byId.set(id, both);
+        duplicates.push(both);
+      } else paths.push(rel);
+    });
     const misplaced = (rel: string) => {
       const parsed = this.files.get(rel)?.parsed;
       return parsed?.type === "entity" && parsed.entity.notes.some((n) => n.code !== "type_mismatch") ? 1 : 0;
     };
     // With duplicate ids, the file at its canonical place wins, then the first path.
-    for (const paths of byId.values()) {
+    for (const paths of duplicates) {
       paths.sort((a, b) => misplaced(a) - misplaced(b) || (a < b ? -1 : a > b ? 1 : 0));
     }
     this.byId = byId;
@@ -290,7 +379,8 @@ export class IxchelStore {
 
   /** The entity with `id` (already normalized); with duplicates, the one at its canonical place wins. */
   get(id: string): Located | undefined {
-    const rel = this.byId.get(id)?.[0];
+    const paths = this.byId.get(id);
+    const rel = typeof paths === "string" ? paths : paths?.[0];
     if (rel === undefined) return undefined;
     const record = this.files.get(rel);
     return record?.parsed.type === "entity" ? { entity: record.parsed.entity, rel } : undefined;
@@ -298,7 +388,8 @@ export class IxchelStore {
 
   /** Every path that claims `id`. */
   pathsOf(id: string): string[] {
-    return this.byId.get(id) ?? [];
+    const paths = this.byId.get(id);
+    return typeof paths === "string" ? [paths] : (paths ?? []);
   }
 
   has(id: string): boolean {

@@ -1,5 +1,11 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { extractLinks, normalizeTags, parseEntityFile } from "../../../src/local/ixchel/entity.js";
+import {
+  extractLinks,
+  normalizeTags,
+  parseEntityAt,
+  parseEntityFile,
+} from "../../../src/local/ixchel/entity.js";
 
 function entityOf(rel: string, raw: string) {
   const parsed = parseEntityFile(rel, raw);
@@ -123,5 +129,28 @@ describe("parseEntityFile", () => {
       type: "problem",
       code: "missing_frontmatter",
     });
+  });
+
+  it("reads a file held in a longer text (a sync's batch) as it reads the file alone", () => {
+    const part = fc.constantFrom(
+      ...["---", "...", "--- ", "\uFEFF", "\n", "\r\n", "\r", " ", "id: iss-1a2b3c", "id: x", "title: T"],
+      ...["tags: [a, b]", "relates_to: [dec-1a2b3c]", "note: 'q'", "body", "é"],
+    );
+    const text = fc.array(part, { maxLength: 14 }).map((parts) => parts.join(""));
+    const rel = fc.constantFrom(
+      "issues/iss-1a2b3c.md",
+      "README.md",
+      "issues/x.md",
+      "decisions/iss-1a2b3c.md",
+    );
+    fc.assert(
+      fc.property(rel, text, text, text, (path, before, raw, after) => {
+        const all = before + raw + after;
+        expect(parseEntityAt(path, all, before.length, before.length + raw.length)).toStrictEqual(
+          parseEntityFile(path, raw),
+        );
+      }),
+      { numRuns: 3000 },
+    );
   });
 });

@@ -43,6 +43,50 @@ describe("splitFrontmatter", () => {
     expect(splitFrontmatter("---\nid: a\n---")?.body).toBe("");
   });
 
+  it("splits as the delimiters' regular expressions say, on generated files", () => {
+    // The rules splitFrontmatter implements by character codes, as regular expressions.
+    const reference = (raw: string) => {
+      const open = /^(\uFEFF?)---[ \t]*(\r?\n)/.exec(raw);
+      if (!open) return undefined;
+      let pos = open[0].length;
+      let line = 2;
+      for (;;) {
+        const nl = raw.indexOf("\n", pos);
+        const end = nl === -1 ? raw.length : nl;
+        if (/^(?:---|\.\.\.)[ \t]*$/.test(raw.slice(pos, end).replace(/\r$/, ""))) {
+          return {
+            head: raw.slice(0, open[0].length),
+            yaml: raw.slice(open[0].length, pos),
+            yamlLine: 2,
+            tail: raw.slice(pos),
+            body: raw.slice(nl === -1 ? raw.length : nl + 1),
+            eol: open[2] === "\r\n" ? "\r\n" : "\n",
+          };
+        }
+        if (nl === -1) return `never closed (scanned to line ${line})`;
+        pos = nl + 1;
+        line++;
+      }
+    };
+    const part = fc.constantFrom(
+      ...["---", "...", "--- ", "---\t", "-- ", ". ..", "----", "\uFEFF", "\n", "\r\n", "\r", " ", "\t"],
+      ...["id: a", "title: b", "é", "\u2028", "#", "- x"],
+    );
+    fc.assert(
+      fc.property(fc.array(part, { maxLength: 16 }), (parts) => {
+        const raw = parts.join("");
+        let actual: unknown;
+        try {
+          actual = splitFrontmatter(raw);
+        } catch (error) {
+          actual = (error as Error).message.replace(/.*\((scanned to line \d+)\)$/, "never closed ($1)");
+        }
+        expect(actual, JSON.stringify(raw)).toEqual(reference(raw));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
   it("reports an unclosed frontmatter at line 1", () => {
     const error = errorOf(() => splitFrontmatter("---\nid: a\ntitle: b\n"));
     expect(error.line).toBe(1);

@@ -56,7 +56,7 @@ export function entityPath(spec: EntitySpec): string {
 }
 
 /** Writes a file under `<root>/.ixchel/`. */
-export function writeIxchel(root: string, rel: string, text: string): string {
+export function writeIxchel(root: string, rel: string, text: string | Uint8Array): string {
   const path = join(root, ".ixchel", rel);
   mkdirSync(dirname(path), { recursive: true });
   writeFileSync(path, text);

@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { parseEntityFile } from "../../../src/local/ixchel/entity.js";
 import { findRepoRoot } from "../../../src/local/ixchel/root.js";
 import { IxchelStore } from "../../../src/local/ixchel/store.js";
 import { tempDir } from "../../helpers/companion.js";
@@ -198,6 +199,37 @@ describe("IxchelStore.sync", () => {
     const steps = seen.map(([progress]) => progress);
     expect(steps).toEqual([...steps].sort((a, b) => a - b));
     expect(new Set(steps).size).toBe(steps.length);
+  });
+
+  it("parses each file as parseEntityFile does its text, whatever it holds, across read batches", async () => {
+    // Files are read and decoded in batches (ASCII ones together): this mixes in every kind of text.
+    const bodies = ["plain body\n", "Ünïcödé body ✓\n", ""];
+    // One file larger than a batch, and a run of files of which the third no longer fits in one.
+    const big = (i: number) => (i === 0 ? 1_100_000 : i >= 10 && i < 15 ? 400_000 : 0);
+    const files: [string, string | Buffer][] = [];
+    for (let i = 0; i < 700; i++) {
+      const id = `iss-${(0x300000 + i).toString(16)}`;
+      const text = `---\nid: ${id}\ntitle: t ${i}\ntags: [a, b]\nrelates_to: [iss-0000b1]\n---\n${big(i) ? `${"x".repeat(big(i))}\n` : (bodies[i % 3] ?? "")}`;
+      const kinds: (string | Buffer)[] = [
+        text,
+        `\uFEFF${text}`,
+        text.replace(/\n/g, "\r\n"),
+        "",
+        Buffer.concat([Buffer.from(text), Buffer.from([0xe2, 0x82]), Buffer.from("\n# after\n")]),
+        Buffer.concat([Buffer.from(text), Buffer.from([0xe2])]),
+        `---\nid: ${id}\ntitle: 'quoted'\n---\nbody`,
+        `---\nid: ${id}\n`,
+      ];
+      files.push([`issues/${id}.md`, kinds[i % 11] ?? text]);
+    }
+    for (const [rel, text] of files) writeIxchel(root, rel, text);
+    const store = new IxchelStore(root, log);
+    await store.sync();
+    const records = new Map(store.records());
+    for (const [rel] of files) {
+      const expected = parseEntityFile(rel, readFileSync(join(root, ".ixchel", rel), "utf8"));
+      expect(records.get(rel)?.parsed, rel).toStrictEqual(expected);
+    }
   });
 
   it("skips hidden files, the cache and symbolic links", async () => {

@@ -3,7 +3,6 @@
  * incremental sync), the id → file map and the lexical index. One store per repository root; operations
  * on a store run one at a time.
  */
-import { isAscii } from "node:buffer";
 import { type Stats, statSync } from "node:fs";
 import { join } from "node:path";
 import { Bm25Index } from "./bm25.js";
@@ -16,9 +15,9 @@ import {
   writeWriteStamp,
 } from "./cache.js";
 import type { Entity } from "./entity.js";
-import { parseEntityAt, parseEntityFile } from "./entity.js";
 import { listMarkdown, readWithStats, sha256 } from "./files.js";
 import type { Kind } from "./kinds.js";
+import { ParseBatch } from "./parse-batch.js";
 import { IXCHEL_FOLDER } from "./root.js";
 
 export interface SyncResult {
@@ -56,23 +55,6 @@ const SAVE_DELAY_MS = 1000;
 const MAX_FRESH_MS = 2000;
 /** Graphs up to this many files write their cache within the sync; larger ones right after it. */
 const SAVE_AT_ONCE_FILES = 1000;
-/** The buffer a sync reads the files it parses into, to decode them together (see sync). */
-const BATCH_BYTES = 1 << 20;
-
-/** A file read and hashed, to be parsed with the others of its batch. */
-interface Pending {
-  rel: string;
-  prior: FileRecord | undefined;
-  mtimeMs: number;
-  size: number;
-  hash: string;
-  checkedAt: number;
-  /** Its text, for a file that is not ASCII (decoded on its own); else it is batch[start, end). */
-  text: string | undefined;
-  start: number;
-  end: number;
-}
-
 export interface LexicalMeta {
   id: string;
   kind: Kind;
@@ -157,41 +139,23 @@ export class IxchelStore {
     const vanished: string[] = [];
     const changed: string[] = [];
     let dirty = false;
-    // The files to parse are read into one buffer and decoded into one string, which their entities' text
-    // (bodies, titles…) are slices of: a cold sync of 10,000 files decoded 10,000 strings of ~1 KB that the
-    // graph keeps, and the garbage collector copied them all, twice, during the sync (issue 16, item 6). A
-    // batch of hundreds of files is one string too large for the young generation, which is never copied.
-    // ASCII text only (the bytes are the characters: a range of the buffer is a range of the string); any
-    // other file is decoded on its own. A file parsed again later leaves its old text in its batch's string
-    // until every entity of that batch is gone: at most one stale copy per file.
-    let batch: Buffer | undefined;
-    let used = 0;
-    const pending: Pending[] = [];
-    const parsePending = () => {
-      if (pending.length === 0) return;
-      const text = used > 0 ? (batch as Buffer).toString("latin1", 0, used) : "";
-      for (const p of pending) {
-        const parsed =
-          p.text === undefined ? parseEntityAt(p.rel, text, p.start, p.end) : parseEntityFile(p.rel, p.text);
-        if (parsed.type === "problem") result.invalid++;
-        this.files.set(p.rel, {
-          mtimeMs: p.mtimeMs,
-          size: p.size,
-          hash: p.hash,
-          checkedAt: p.checkedAt,
-          parsed,
-        });
-        changed.push(p.rel);
-        if (p.prior?.hash === p.hash) result.unchanged++;
-        else if (p.prior) result.modified++;
-        else result.added++;
-      }
-      pending.length = 0;
-      used = 0;
-    };
+    const batch = new ParseBatch((p, parsed) => {
+      if (parsed.type === "problem") result.invalid++;
+      this.files.set(p.rel, {
+        mtimeMs: p.mtimeMs,
+        size: p.size,
+        hash: p.hash,
+        checkedAt: p.checkedAt,
+        parsed,
+      });
+      changed.push(p.rel);
+      if (p.prior?.hash === p.hash) result.unchanged++;
+      else if (p.prior) result.modified++;
+      else result.added++;
+    });
     for (let i = 0; i < total; i++) {
       if (i % PROGRESS_EVERY === 0) {
-        parsePending(); // what an abort or a progress report leaves is what the files read so far say
+        batch.flush(); // what an abort or a progress report leaves is what the files read so far say
         options.signal?.throwIfAborted();
         if (i > 0 || total > PROGRESS_EVERY)
           await options.progress?.(i, total, `scanned ${i} of ${total} files`);
@@ -224,9 +188,9 @@ export class IxchelStore {
       const now = Date.now();
       let bytes: Buffer;
       try {
-        // A file met for the first time is read and stat'ed together (no stat of its own).
-        batch ??= Buffer.allocUnsafeSlow(BATCH_BYTES);
-        ({ bytes, stats } = readWithStats(abs, batch, used));
+        // A file met for the first time is read and stat'ed together (no stat of its own), after the files
+        // of the batch to parse (parse-batch.ts).
+        ({ bytes, stats } = readWithStats(abs, batch.buffer(), batch.offset));
       } catch {
         vanished.push(rel); // removed since the walk (or since its stat): counted as deleted below
         continue;
@@ -241,33 +205,9 @@ export class IxchelStore {
         dirty = true;
         continue;
       }
-      const entry: Pending = {
-        rel,
-        prior,
-        mtimeMs: stats.mtimeMs,
-        size: stats.size,
-        hash,
-        checkedAt: now,
-        text: undefined,
-        start: 0,
-        end: 0,
-      };
-      if (!isAscii(bytes)) entry.text = bytes.toString("utf8");
-      else {
-        if (bytes.buffer !== batch.buffer && bytes.length <= BATCH_BYTES) {
-          // It did not fit after the others: parse those, then start the batch again with it.
-          parsePending();
-          bytes.copy(batch, 0);
-        }
-        if (bytes.buffer === batch.buffer || bytes.length <= BATCH_BYTES) {
-          entry.start = used;
-          used += bytes.length;
-          entry.end = used;
-        } else entry.text = bytes.toString("latin1"); // larger than a batch
-      }
-      pending.push(entry);
+      batch.add({ rel, prior, mtimeMs: stats.mtimeMs, size: stats.size, hash, checkedAt: now }, bytes);
     }
-    parsePending();
+    batch.flush();
     if (kept < before) {
       const seen = new Set(list);
       for (const rel of vanished) seen.delete(rel);

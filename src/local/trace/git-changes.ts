@@ -14,7 +14,7 @@
 import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { git } from "./git.js";
-import { type GitDirs, type GitProbe, startProbe } from "./git-probe.js";
+import { type GitDirs, startProbe, takeEarlyProbe } from "./git-probe.js";
 import { hash64 } from "./hash.js";
 import { listUntracked, recall, type UntrackedMemo } from "./untracked-memo.js";
 
@@ -144,10 +144,10 @@ async function readHead(root: string): Promise<GitHead> {
 export async function gitChanges(
   root: string,
   knownRun: Promise<{ stamp: string | null; untracked?: UntrackedMemo } | undefined>,
-  probe: GitProbe = startProbe(root),
 ): Promise<GitChanges | undefined> {
-  // The stamp was read before git ran: a change to the index while it runs is seen by the next scan.
-  const { probedAt, dirs, stamp, modified: modifiedRun } = probe;
+  // The probe `reqlix-mcp trace` started for this folder before the scanner loaded, else one now. Its stamp
+  // was read before git ran: a change to the index while it runs is seen by the next scan.
+  const { probedAt, dirs, stamp, modified: modifiedRun } = takeEarlyProbe(root) ?? startProbe(root);
   const fromFiles = dirs ? headFromFiles(dirs) : undefined;
   const headRun = fromFiles ? Promise.resolve(fromFiles) : readHead(root);
   const known = await knownRun;

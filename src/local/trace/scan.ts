@@ -20,7 +20,6 @@ import type { CitationVisitor, CoverageTally } from "./coverage.js";
 import { FileReader, ReadStatus } from "./file-reader.js";
 import { type CommitCitation, commitsCiting } from "./git.js";
 import { type GitChanges, gitChanges } from "./git-changes.js";
-import { startProbe, takeEarlyProbe } from "./git-probe.js";
 import { inGitOrder, keepsOrder } from "./order.js";
 import { isRacy } from "./racy.js";
 import { CatalogReader, type LocalCatalog } from "./requirements.js";
@@ -126,11 +125,7 @@ export async function scanProject(root: string, options: ScanOptions): Promise<S
   // git runs while the configuration and the cache load; it needs the cache only to know whether the index
   // must be listed again.
   let settle: (known: Known) => void = () => {};
-  const changesRun = gitChanges(
-    root,
-    new Promise((resolve) => (settle = resolve)),
-    takeEarlyProbe(root) ?? startProbe(root),
-  );
+  const changesRun = gitChanges(root, new Promise((resolve) => (settle = resolve)));
   try {
     return await scanWith(root, options, state, changesRun, settle, started);
   } finally {

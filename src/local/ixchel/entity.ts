@@ -194,16 +194,19 @@ export function parseEntityAt(relPath: string, text: string, start: number, end:
     relPath.length === slash + id.length + 4 &&
     relPath.startsWith(id, slash + 1) &&
     relPath.endsWith(".md");
-  if (folderKind === undefined) {
-    notes.push({
-      code: "outside_kind_folder",
-      message: `the file is outside the kind folders: move it to .ixchel/${KIND_FOLDER[kind]}/${id}.md`,
-    });
-  } else if (!canonical) {
-    notes.push({
-      code: "id_folder_mismatch",
-      message: `a ${kind} with id ${id} belongs at .ixchel/${KIND_FOLDER[kind]}/${id}.md, not .ixchel/${relPath}`,
-    });
+  if (!canonical) {
+    const expected = `${KIND_FOLDER[kind]}/${id}.md`;
+    notes.push(
+      folderKind === undefined
+        ? {
+            code: "outside_kind_folder",
+            message: `the file is outside the kind folders: move it to .ixchel/${expected}`,
+          }
+        : {
+            code: "id_folder_mismatch",
+            message: `a ${kind} with id ${id} belongs at .ixchel/${expected}, not .ixchel/${relPath}`,
+          },
+    );
   }
   const title = data.title === undefined || data.title === null ? id : String(data.title);
   const tags = normalizeTags(data.tags);

@@ -32,12 +32,7 @@ function percentile(values: number[], p: number): number {
   const s = [...values].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.floor(p * s.length))] as number;
 }
-// Each timed step starts from a collected heap: the garbage of the step before it (a cold sync leaves a whole
-// graph to collect, partly after it returns) would otherwise be collected inside the next step, a floor run.
-setFlagsFromString("--expose-gc");
-const collect = runInNewContext("gc") as () => void;
 async function time(fn: () => unknown | Promise<unknown>): Promise<number> {
-  collect();
   const start = performance.now();
   await fn();
   return performance.now() - start;
@@ -55,34 +50,43 @@ const files = listMarkdown(dir);
 for (const rel of files) utimesSync(join(dir, rel), old, old);
 
 // --- sync ---
+// Each timed sync step (and floor run) starts from a collected heap: the garbage of the step before it (a cold
+// sync leaves a whole graph to collect, partly after it returns) would otherwise be collected inside the next
+// step, a floor run. The searches below are timed without this: they leave little garbage, and there are many.
+setFlagsFromString("--expose-gc");
+const collect = runInNewContext("gc") as () => void;
+const timeSettled = (fn: () => unknown | Promise<unknown>): Promise<number> => {
+  collect();
+  return time(fn);
+};
 const floor: number[] = [];
 const cold: number[] = [];
 const cacheWrite: number[] = [];
 for (let run = 0; run < 3; run++) {
   floor.push(
-    await time(() => {
+    await timeSettled(() => {
       for (const rel of listMarkdown(dir)) sha256(readFileSync(join(dir, rel)));
     }),
   );
   rmSync(join(dir, ".cache"), { recursive: true, force: true });
   const store = new IxchelStore(root, quiet);
-  cold.push(await time(() => store.sync()));
+  cold.push(await timeSettled(() => store.sync()));
   // A large graph writes its cache right after the sync (a 0 ms timer): timed apart, never inside a floor run.
-  cacheWrite.push(await time(() => store.flushCache()));
+  cacheWrite.push(await timeSettled(() => store.flushCache()));
 }
 const warmStore = new IxchelStore(root, quiet);
 await warmStore.sync();
 await warmStore.sync();
 const warm: number[] = [];
-for (let run = 0; run < 5; run++) warm.push(await time(() => warmStore.sync()));
+for (let run = 0; run < 5; run++) warm.push(await timeSettled(() => warmStore.sync()));
 const fresh: number[] = [];
-for (let run = 0; run < 3; run++) fresh.push(await time(() => new IxchelStore(root, quiet).sync()));
+for (let run = 0; run < 3; run++) fresh.push(await timeSettled(() => new IxchelStore(root, quiet).sync()));
 // One edit: the common case between two tool calls.
 const edited = join(dir, files[17] as string);
 const oneChange: number[] = [];
 for (let run = 0; run < 3; run++) {
   writeFileSync(edited, `${readFileSync(edited, "utf8")}\nedit ${run}\n`);
-  oneChange.push(await time(() => warmStore.sync()));
+  oneChange.push(await timeSettled(() => warmStore.sync()));
 }
 
 // --- search ---

@@ -18,6 +18,7 @@ import type { Executor } from "./database.js";
 import { averageRowLength, idf, ownScores, phrasesOf, weightedFrequency } from "./search-scoring.js";
 import { snippetPhrases } from "./search-snippet.js";
 import { prepareSample, splitPage } from "./search-split.js";
+import { TIER_BM25, type TierRow, tierPage } from "./search-tier.js";
 
 /** Most matches one query ranks; the rest of a larger match set is not returned. */
 export const RANKED_CANDIDATES = 5000;
@@ -146,12 +147,17 @@ type PageRow = { rid: number | null; score: number; exact: number; bound: number
  */
 export async function rankedPage(ex: Executor, q: RankQuery): Promise<RankedPage> {
   const s = await scopingOf(ex, q);
-  // A later page keeps its first page's ranking, named by its bound: > 0 newest, -1 our bm25, -2 split, 0 bm25().
+  // A later page keeps its first page's ranking, named by its bound: > 0 newest, -1 our bm25, -2 split, -3 title
+  // tier, 0 bm25().
   const bound = q.after?.[3];
   if (bound === undefined && s.rows === undefined) return largeFirstPage(ex, s, q);
   if (bound === SPLIT_BM25) {
     const split = await splitRanked(ex, s, q);
     if (split && split !== "capped") return { rows: split, boundary: SPLIT_BM25 };
+  }
+  if (bound === TIER_BM25) {
+    const tier = await tierRanked(ex, s, q, undefined);
+    if (tier && tier !== "capped") return { rows: tier, boundary: TIER_BM25 };
   }
   const matches =
     bound === undefined || bound === OWN_BM25 ? await countUpTo(ex, s, q, RANKED_CANDIDATES + 1) : undefined;
@@ -252,7 +258,10 @@ async function largeFirstPage(ex: Executor, s: Scoping, q: RankQuery): Promise<R
   }
   const split = phrasesOf(q.phrases).length > 1 && q.exact < 0 ? await splitRanked(ex, s, q) : undefined;
   if (split && split !== "capped") return { rows: split, boundary: SPLIT_BM25 };
-  if (split === undefined) {
+  // No common word: the title tier (search-tier.ts) spares bm25()'s walks when it fills the page.
+  const tier = split === undefined && q.exact < 0 ? await tierRanked(ex, s, q, counted) : undefined;
+  if (tier && tier !== "capped") return { rows: tier, boundary: TIER_BM25 };
+  if (split === undefined && tier !== "capped") {
     // bm25() over a window of the matches, counting it in the same walk: ranked when it holds every match.
     // Counted or clearly few: the oldest window, as FTS5 walks a doclist forwards faster than backwards
     // (30–40% at a million rows). Near the bound, the newest: if it proves capped, its size and lowest rowid
@@ -277,6 +286,33 @@ function pageOf(rows: PageRow[], q: RankQuery): RankedPage {
       .map((r) => ({ rid: Number(r.rid), score: Number(r.score), exact: Number(r.exact) })),
     boundary: q.after ? q.after[3] : Number(rows[0]?.bound ?? 0),
   };
+}
+
+/** Several words ranked title tier first (search-tier.ts); undefined when bm25() must rank them. */
+function tierRanked(
+  ex: Executor,
+  s: Scoping,
+  q: RankQuery,
+  counted: number | undefined,
+): Promise<TierRow[] | "capped" | undefined> {
+  const lo = q.workspaceId * WORKSPACE_SPAN;
+  const phrases = phrasesOf(q.phrases);
+  if (phrases.length < 2) return Promise.resolve(undefined);
+  return tierPage(ex, {
+    phrases,
+    lo,
+    hi: lo + WORKSPACE_SPAN - 1,
+    match: s.match,
+    titleMatch: s.titleMatch,
+    phraseMatch: wordsMatch,
+    join: q.join,
+    scope: s.scope,
+    where: q.where,
+    after: q.after ? [q.after[0], q.after[1], q.after[2]] : undefined,
+    want: q.limit + 1,
+    most: RANKED_CANDIDATES,
+    counted,
+  });
 }
 
 /** A large workspace's words ranked by search-split.ts; undefined when bm25() must rank them. */

@@ -16,6 +16,7 @@
  */
 import { type SQL, sql } from "drizzle-orm";
 import type { Executor } from "./database.js";
+import { phraseCounts } from "./search-snippet.js";
 
 export const K1 = 1.2;
 export const B = 0.75;
@@ -141,4 +142,46 @@ export function ownScores(o: OwnScoring): SQL {
     x AS (SELECT *, ${length} AS d FROM z),
     s AS (SELECT rid, exact, -(${sql.join(terms, sql` + `)}) AS score FROM x)`);
   return sql.join(parts, sql``);
+}
+
+/** A row's stored text (reference id, title, text) and its FTS5 docsize record, read for scoring here. */
+export interface RowText {
+  rid: number;
+  c0: string | null;
+  c1: string | null;
+  c2: string | null;
+  sz: ArrayBuffer | Uint8Array;
+}
+
+/** The stored text and docsize record of these rows (FTS5's content table, read directly by rowid). */
+export async function rowTexts(ex: Executor, rids: readonly number[]): Promise<RowText[]> {
+  if (rids.length === 0) return [];
+  return ex.all<RowText>(sql`SELECT t.id AS rid, t.c0, t.c1, t.c2, d.sz AS sz
+    FROM search_fts_content t JOIN search_fts_docsize d ON d.id = t.id
+    WHERE t.id IN (SELECT value FROM json_each(${JSON.stringify(rids)}))`);
+}
+
+/** Column weights of bm25() here (reference id, title, text), as search-ranking.ts calls it. */
+const COLUMN_WEIGHTS = [10, 5, 1] as const;
+
+/**
+ * The words' part of a row's bm25 score (positive: bm25() returns it negated), each word (its folded tokens)
+ * counted in the row's text, as fts5_aux.c computes it (same operations, same rounding): all of a query's
+ * words give bm25()'s score, given the same weights.
+ */
+export function bm25Part(
+  row: RowText,
+  words: readonly string[][],
+  weights: readonly number[],
+  avgdl: number,
+): number {
+  const length = varints(bytesOf(row.sz)).reduce((a, b) => a + b, 0);
+  const norm = K1 * (1 - B + (B * length) / avgdl);
+  const freq = words.map(() => 0);
+  [row.c0, row.c1, row.c2].forEach((text, col) => {
+    phraseCounts(text ?? "", words as string[][]).forEach((n, k) => {
+      freq[k] = (freq[k] as number) + n * (COLUMN_WEIGHTS[col] as number);
+    });
+  });
+  return freq.reduce((a, f, k) => a + (weights[k] as number) * ((f * (K1 + 1)) / (f + norm)), 0);
 }

@@ -20,8 +20,8 @@
  */
 import { type SQL, sql } from "drizzle-orm";
 import type { Executor } from "./database.js";
-import { B, bytesOf, idf, indexAverages, K1, varints } from "./search-scoring.js";
-import { foldedTokens, hasPhrase, phraseCounts, snippetPhrases } from "./search-snippet.js";
+import { bm25Part, idf, indexAverages, K1, rowTexts } from "./search-scoring.js";
+import { foldedTokens, hasPhrase, snippetPhrases } from "./search-snippet.js";
 
 /**
  * A word in more than this share of the rows is common: its weight (IDF) is at most log(4), so few rows can
@@ -37,7 +37,6 @@ const SAMPLE_MS = 600_000;
 /** Most rows whose common words are counted for one page. */
 const MAX_REFINED = 1500;
 const BATCH = 256;
-const COLUMN_WEIGHTS = [10, 5, 1];
 const BM25 = sql.raw("bm25(search_fts, 10.0, 5.0, 1.0, 0.0)");
 
 export interface SplitQuery {
@@ -133,6 +132,17 @@ export async function prepareSample(ex: Executor, lo: number, hi: number): Promi
   await sampleOf(ex, lo, hi);
 }
 
+/** How many rows of the workspace's sample (of `size`) hold each word (its folded tokens). */
+export async function sampledHits(
+  ex: Executor,
+  lo: number,
+  hi: number,
+  words: readonly string[][],
+): Promise<{ hits: number[]; size: number }> {
+  const sample = await sampleOf(ex, lo, hi);
+  return { hits: words.map((w) => rowsWith(sample, w).length), size: sample.rows.length };
+}
+
 const before = (a: SplitRow, b: SplitRow) => a.exact - b.exact || a.score - b.score || a.rid - b.rid;
 const afterKey = (r: SplitRow, k: [number, number, number]) =>
   before(r, { exact: k[0], score: k[1], rid: k[2] }) > 0;
@@ -223,33 +233,15 @@ export async function splitPage(ex: Executor, q: SplitQuery): Promise<SplitRow[]
     }
     const batch = order.slice(i, i + BATCH);
     i += batch.length;
-    const texts = await ex.all<{
-      rid: number;
-      c0: string | null;
-      c1: string | null;
-      c2: string | null;
-      sz: ArrayBuffer | Uint8Array;
-    }>(sql`SELECT t.id AS rid, t.c0, t.c1, t.c2, d.sz AS sz
-      FROM search_fts_content t JOIN search_fts_docsize d ON d.id = t.id
-      WHERE t.id IN (${sql.join(
-        batch.map((r) => sql`${r.rid}`),
-        sql`, `,
-      )})`);
+    const texts = await rowTexts(
+      ex,
+      batch.map((r) => r.rid),
+    );
     const byRid = new Map(texts.map((t) => [Number(t.rid), t]));
     for (const r of batch) {
       const t = byRid.get(r.rid);
       if (!t) continue;
-      const length = varints(bytesOf(t.sz)).reduce((a, b) => a + b, 0);
-      const norm = K1 * (1 - B + (B * length) / avgdl);
-      // Each part as fts5_aux.c computes it (same operations, same rounding): two words give bm25()'s score.
-      const freq = common.map(() => 0);
-      [t.c0, t.c1, t.c2].forEach((text, col) => {
-        phraseCounts(text ?? "", common).forEach((n, k) => {
-          freq[k] = (freq[k] as number) + n * (COLUMN_WEIGHTS[col] as number);
-        });
-      });
-      const extra = freq.reduce((a, f, k) => a + (weights[k] as number) * ((f * (K1 + 1)) / (f + norm)), 0);
-      keep({ rid: r.rid, score: r.s1 - extra, exact: 1 });
+      keep({ rid: r.rid, score: r.s1 - bm25Part(t, common, weights, avgdl), exact: 1 });
     }
     best.sort(before);
     best.length = Math.min(best.length, q.want);

@@ -18,7 +18,7 @@ import type { Executor } from "./database.js";
 import { averageRowLength, idf, ownScores, phrasesOf, weightedFrequency } from "./search-scoring.js";
 import { snippetPhrases } from "./search-snippet.js";
 import { prepareSample, splitPage } from "./search-split.js";
-import { TIER_BM25, type TierRow, tierPage } from "./search-tier.js";
+import { type Capped, TIER_BM25, type TierRow, tierPage } from "./search-tier.js";
 
 /** Most matches one query ranks; the rest of a larger match set is not returned. */
 export const RANKED_CANDIDATES = 5000;
@@ -156,8 +156,8 @@ export async function rankedPage(ex: Executor, q: RankQuery): Promise<RankedPage
     if (split && split !== "capped") return { rows: split, boundary: SPLIT_BM25 };
   }
   if (bound === TIER_BM25) {
-    const tier = await tierRanked(ex, s, q, undefined);
-    if (tier && tier !== "capped") return { rows: tier, boundary: TIER_BM25 };
+    const tier = await tierRanked(ex, s, q, undefined, false);
+    if (Array.isArray(tier)) return { rows: tier, boundary: TIER_BM25 };
   }
   const matches =
     bound === undefined || bound === OWN_BM25 ? await countUpTo(ex, s, q, RANKED_CANDIDATES + 1) : undefined;
@@ -258,10 +258,15 @@ async function largeFirstPage(ex: Executor, s: Scoping, q: RankQuery): Promise<R
   }
   const split = phrasesOf(q.phrases).length > 1 && q.exact < 0 ? await splitRanked(ex, s, q) : undefined;
   if (split && split !== "capped") return { rows: split, boundary: SPLIT_BM25 };
-  // No common word: the title tier (search-tier.ts) spares bm25()'s walks when it fills the page.
-  const tier = split === undefined && q.exact < 0 ? await tierRanked(ex, s, q, counted) : undefined;
-  if (tier && tier !== "capped") return { rows: tier, boundary: TIER_BM25 };
-  if (split === undefined && tier !== "capped") {
+  // No common word: the title tier (search-tier.ts) spares bm25()'s walks when it fills the page. Counted
+  // or clearly few: it counts the oldest matches; near the bound the newest (as bm25Page's window below).
+  const tier =
+    split === undefined && q.exact < 0
+      ? await tierRanked(ex, s, q, counted, counted === undefined && !clearlyFew)
+      : undefined;
+  if (Array.isArray(tier)) return { rows: tier, boundary: TIER_BM25 };
+  if (tier?.low !== undefined) known = { low: tier.low, n: tier.n };
+  if (split === undefined && !tier) {
     // bm25() over a window of the matches, counting it in the same walk: ranked when it holds every match.
     // Counted or clearly few: the oldest window, as FTS5 walks a doclist forwards faster than backwards
     // (30–40% at a million rows). Near the bound, the newest: if it proves capped, its size and lowest rowid
@@ -294,7 +299,8 @@ function tierRanked(
   s: Scoping,
   q: RankQuery,
   counted: number | undefined,
-): Promise<TierRow[] | "capped" | undefined> {
+  newestFirst: boolean,
+): Promise<TierRow[] | Capped | undefined> {
   const lo = q.workspaceId * WORKSPACE_SPAN;
   const phrases = phrasesOf(q.phrases);
   if (phrases.length < 2) return Promise.resolve(undefined);
@@ -312,6 +318,7 @@ function tierRanked(
     want: q.limit + 1,
     most: RANKED_CANDIDATES,
     counted,
+    newestFirst,
   });
 }
 

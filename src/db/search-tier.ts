@@ -32,6 +32,8 @@ const EXACT_BELOW = 40;
 /** Most rows such a count walks; past it the sample's share stands. */
 const COUNT_CAP = 100_000;
 const BM25 = sql.raw("bm25(search_fts, 10.0, 5.0, 1.0, 0.0)");
+/** An FTS5 query that matches nothing. */
+const NO_MATCH = '""';
 
 export interface TierQuery {
   /** The query's quoted phrases, in order (at least two). */
@@ -55,6 +57,20 @@ export interface TierQuery {
   /** First page: at most this many matches are ranked (more: `capped`); the count if already known. */
   most: number;
   counted: number | undefined;
+  /**
+   * First page, count not known. True (near the bound): count the newest `most` + 1 matches, whose lowest
+   * rowid spares the title page a walk of its own if they prove more than `most`. False: the oldest (FTS5
+   * walks a doclist forwards faster).
+   */
+  newestFirst: boolean;
+}
+
+/** A first page with more than `most` matches: how many of the window (`most` + 1) and its lowest rowid. */
+export interface Capped {
+  capped: true;
+  n: number;
+  /** The newest window's lowest rowid, when it was counted newest first. */
+  low: number | undefined;
 }
 
 export interface TierRow {
@@ -66,26 +82,37 @@ export interface TierRow {
 const before = (a: TierRow, b: TierRow) => a.exact - b.exact || a.score - b.score || a.rid - b.rid;
 
 /**
- * One page of the tier ranking, best first. A first page: `capped` when the query has more than q.most
+ * One page of the tier ranking, best first. A first page: Capped when the query has more than q.most
  * matches, undefined when the tier cannot fill the page or is too large to score here (bm25() ranks the
  * query). A later page always answers.
  */
-export async function tierPage(ex: Executor, q: TierQuery): Promise<TierRow[] | "capped" | undefined> {
+export async function tierPage(ex: Executor, q: TierQuery): Promise<TierRow[] | Capped | undefined> {
   const first = q.after === undefined;
   const count =
     first && q.counted === undefined
-      ? sql`SELECT count(*) AS n FROM (SELECT 1 FROM search_fts f ${q.join}
-          WHERE search_fts MATCH ${q.match} AND ${q.scope} AND ${q.where} LIMIT ${q.most + 1})`
-      : sql`SELECT ${q.counted ?? 0} AS n`;
-  const found = await ex.all<{ rid: number | null; n: number }>(sql`
-    WITH m AS (${count}),
+      ? sql`SELECT count(*) AS n, min(rid) AS low FROM (SELECT f.rowid AS rid FROM search_fts f ${q.join}
+          WHERE search_fts MATCH ${q.match} AND ${q.scope} AND ${q.where}
+          ORDER BY f.rowid ${sql.raw(q.newestFirst ? "DESC" : "ASC")} LIMIT ${q.most + 1})`
+      : sql`SELECT ${q.counted ?? 0} AS n, NULL AS low`;
+  // Too many matches: the title tier's cursor gets a query that matches nothing (only the count is paid).
+  const found = await ex.all<{ rid: number | null; n: number; low: number | null }>(sql`
+    WITH m AS MATERIALIZED (${count}),
          t AS (SELECT f.rowid AS rid FROM search_fts f ${q.join}
-               WHERE search_fts MATCH ${q.titleMatch} AND ${q.scope} AND ${q.where}
+               WHERE search_fts MATCH (CASE WHEN (SELECT n FROM m) <= ${q.most} THEN ${q.titleMatch} ELSE ${NO_MATCH} END)
+                 AND ${q.scope} AND ${q.where}
                ${first ? sql`LIMIT ${MAX_TIER + 1}` : sql``})
-    SELECT t.rid, m.n FROM m LEFT JOIN t ON 1`);
+    SELECT t.rid, m.n, m.low FROM m LEFT JOIN t ON 1`);
   const tier = found.filter((r) => r.rid !== null).map((r) => Number(r.rid));
   if (first) {
-    if (Number(found[0]?.n ?? 0) > q.most) return "capped";
+    const n = Number(found[0]?.n ?? 0);
+    if (n > q.most) {
+      const low = found[0]?.low;
+      return {
+        capped: true,
+        n,
+        low: q.newestFirst && low !== null && low !== undefined ? Number(low) : undefined,
+      };
+    }
     if (tier.length < q.want || tier.length > MAX_TIER) return undefined;
   }
   const page = await tierRows(ex, q, tier);

@@ -88,6 +88,8 @@ export const idf = (rows: number, hits: number) =>
 const SIZE_BYTES = 10;
 /** search_fts's columns (migration 0010: reference_id, title, description, ws and three UNINDEXED ones). */
 const FTS_COLUMNS = 7;
+/** The indexed ones come first: an UNINDEXED column's size is always 0. */
+const INDEXED_COLUMNS = 4;
 
 export interface OwnScoring {
   /**
@@ -125,9 +127,10 @@ export function ownScores(o: OwnScoring): SQL {
     return `${b} + (${b} >> 7) * (127 * ${b} - 16384)`;
   }).join(" + ");
   // Nearly every record is one byte per column (every column under 128 tokens): then its length is the
-  // number of columns and the row's length the sum of its bytes (a tenth of a query's CPU spared).
+  // number of columns and the row's length the sum of its bytes (a tenth of a query's CPU spared), those of
+  // the indexed columns: an UNINDEXED column's byte is 0.
   const oneByte = Array.from(
-    { length: FTS_COLUMNS },
+    { length: INDEXED_COLUMNS },
     (_, i) => `coalesce(unicode(CAST(substr(sz, ${i + 1}, 1) AS TEXT)), 0)`,
   ).join(" + ");
   const length = sql.raw(`CASE WHEN length(sz) = ${FTS_COLUMNS} THEN ${oneByte} ELSE ${decoded} END`);

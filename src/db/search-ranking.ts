@@ -204,6 +204,8 @@ interface Probe {
   /** The matches, exact when fewer than PROBE_MATCHES, else scaled up from them. */
   n: number;
   exact: boolean;
+  /** The rowid of the last match it counted: a count of the matches goes on from there. */
+  top: number;
 }
 
 async function probeMatches(ex: Executor, s: Scoping, q: RankQuery): Promise<Probe> {
@@ -217,10 +219,11 @@ async function probeMatches(ex: Executor, s: Scoping, q: RankQuery): Promise<Pro
           WHERE search_fts MATCH ${s.match} AND ${s.scope} AND ${q.where}
           ORDER BY f.rowid LIMIT ${PROBE_MATCHES})`);
   const n = Number(rows[0]?.n ?? 0);
-  if (n < PROBE_MATCHES) return { n, exact: true };
+  const top = Number(rows[0]?.top ?? hi);
+  if (n < PROBE_MATCHES) return { n, exact: true, top };
   const first = Number(rows[0]?.first ?? lo);
-  const spanned = Math.max(1, Number(rows[0]?.top ?? hi) - first + 1);
-  return { n: (n * Math.max(spanned, Number(rows[0]?.b ?? hi) - first + 1)) / spanned, exact: false };
+  const spanned = Math.max(1, top - first + 1);
+  return { n: (n * Math.max(spanned, Number(rows[0]?.b ?? hi) - first + 1)) / spanned, exact: false, top };
 }
 
 /**
@@ -264,7 +267,7 @@ async function largeFirstPage(ex: Executor, s: Scoping, q: RankQuery): Promise<R
   // or clearly few: it counts the oldest matches; near the bound the newest (as bm25Page's window below).
   const tier =
     split === undefined && q.exact < 0
-      ? await tierRanked(ex, s, q, counted, counted === undefined && !clearlyFew)
+      ? await tierRanked(ex, s, q, counted, counted === undefined && !clearlyFew, probe.top)
       : undefined;
   if (Array.isArray(tier)) return { rows: tier, boundary: TIER_BM25 };
   if (tier?.low !== undefined) known = { low: tier.low, n: tier.n };
@@ -302,6 +305,7 @@ function tierRanked(
   q: RankQuery,
   counted: number | undefined,
   newestFirst: boolean,
+  probed?: number,
 ): Promise<TierRow[] | Capped | undefined> {
   const lo = q.workspaceId * WORKSPACE_SPAN;
   const phrases = phrasesOf(q.phrases);
@@ -321,6 +325,7 @@ function tierRanked(
     most: RANKED_CANDIDATES,
     counted,
     newestFirst,
+    probed: probed === undefined ? undefined : { top: probed, n: PROBE_MATCHES },
   });
 }
 

@@ -63,6 +63,11 @@ export interface TierQuery {
    * walks a doclist forwards faster).
    */
   newestFirst: boolean;
+  /**
+   * Counting oldest first: the probe's count of the oldest matches, `n`, up to rowid `top`. The count goes on
+   * from there (FTS5 skips to a rowid bound through its doclist indexes: ~30% of a count of 5,000 spared).
+   */
+  probed: { top: number; n: number } | undefined;
 }
 
 /** A first page with more than `most` matches: how many of the window (`most` + 1) and its lowest rowid. */
@@ -88,11 +93,12 @@ const before = (a: TierRow, b: TierRow) => a.exact - b.exact || a.score - b.scor
  */
 export async function tierPage(ex: Executor, q: TierQuery): Promise<TierRow[] | Capped | undefined> {
   const first = q.after === undefined;
+  const from = !q.newestFirst && q.probed && q.probed.n <= q.most ? q.probed : undefined;
   const count =
     first && q.counted === undefined
-      ? sql`SELECT count(*) AS n, min(rid) AS low FROM (SELECT f.rowid AS rid FROM search_fts f ${q.join}
-          WHERE search_fts MATCH ${q.match} AND ${q.scope} AND ${q.where}
-          ORDER BY f.rowid ${sql.raw(q.newestFirst ? "DESC" : "ASC")} LIMIT ${q.most + 1})`
+      ? sql`SELECT ${from?.n ?? 0} + count(*) AS n, min(rid) AS low FROM (SELECT f.rowid AS rid FROM search_fts f ${q.join}
+          WHERE search_fts MATCH ${q.match} AND ${q.scope} AND ${q.where} ${from ? sql`AND f.rowid > ${from.top}` : sql``}
+          ORDER BY f.rowid ${sql.raw(q.newestFirst ? "DESC" : "ASC")} LIMIT ${q.most + 1 - (from?.n ?? 0)})`
       : sql`SELECT ${q.counted ?? 0} AS n, NULL AS low`;
   // Too many matches: the title tier's cursor gets a query that matches nothing (only the count is paid).
   const found = await ex.all<{ rid: number | null; n: number; low: number | null }>(sql`

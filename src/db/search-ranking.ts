@@ -249,8 +249,8 @@ async function largeFirstPage(ex: Executor, s: Scoping, q: RankQuery): Promise<R
     if (titles.n > RANKED_CANDIDATES) return pageOf(await newestPage(ex, s, q, RANKED_CANDIDATES + 1), q);
     counted = titles.n;
   } else if (!few && q.exact < 0) {
-    // Near the bound (guessed just over it): counted first, by a walk of rowids (counting on from the probe's
-    // last rowid costs the same: FTS5 walks to it); bm25() over a window that proves capped would cost more.
+    // Near the bound (guessed just over it): counted first, by a walk of rowids; bm25() over a window that
+    // proves capped would cost more.
     // Newest first (~40% dearer than oldest first): a count that proves capped hands the title page its
     // window, size and lowest rowid, which spares it a walk of its own.
     const window = await countNewest(ex, s, q, RANKED_CANDIDATES + 1);

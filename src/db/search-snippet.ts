@@ -25,12 +25,26 @@ export const fold = (text: string) =>
     .replace(/\p{M}+/gu, "")
     .toLowerCase();
 
+/** An ASCII letter or digit (of lower-cased text: a-z, 0-9). */
+const isWordCode = (c: number) => (c >= 97 && c <= 122) || (c >= 48 && c <= 57);
+
 function tokens(text: string): Token[] {
-  return [...text.matchAll(TOKEN)].map((m) => ({
-    start: m.index,
-    end: m.index + m[0].length,
-    folded: fold(m[0]),
-  }));
+  const out: Token[] = [];
+  if (!NOT_ASCII.test(text)) {
+    // Without a unit past U+007F the tokens are runs of ASCII letters and digits, folded to lower case.
+    const lower = text.toLowerCase();
+    for (let i = 0; i < lower.length; i++) {
+      if (!isWordCode(lower.charCodeAt(i))) continue;
+      const start = i;
+      while (i < lower.length && isWordCode(lower.charCodeAt(i))) i++;
+      out.push({ start, end: i, folded: lower.slice(start, i) });
+    }
+    return out;
+  }
+  for (const m of text.matchAll(TOKEN)) {
+    out.push({ start: m.index, end: m.index + m[0].length, folded: fold(m[0]) });
+  }
+  return out;
 }
 
 /** The folded tokens of each phrase of an ftsQuery match string (`"a" "b c"`). */
@@ -44,11 +58,27 @@ export function snippetPhrases(match: string): string[][] {
 function matchesIn(toks: Token[], phrases: string[][]): [number, number, number][] {
   const out: [number, number, number][] = [];
   for (let i = 0; i < toks.length; i++) {
-    phrases.forEach((p, k) => {
-      if (p.every((word, j) => toks[i + j]?.folded === word)) out.push([i, i + p.length, k]);
-    });
+    for (let k = 0; k < phrases.length; k++) {
+      const p = phrases[k] as string[];
+      let j = 0;
+      while (j < p.length && toks[i + j]?.folded === p[j]) j++;
+      if (j === p.length) out.push([i, i + p.length, k]);
+    }
   }
   return out;
+}
+
+/** The window's score: distinct phrases × 1000 + matches, over the hits inside [from, from + WINDOW]. */
+function windowScore(hits: [number, number, number][], from: number): number {
+  let matches = 0;
+  const seen = new Set<number>();
+  for (const h of hits) {
+    if (h[0] >= from && h[1] <= from + WINDOW) {
+      matches++;
+      seen.add(h[2]);
+    }
+  }
+  return seen.size * 1000 + matches;
 }
 
 /** Any UTF-16 unit past U+007F; without one, unicode61 splits on everything but ASCII letters and digits. */
@@ -75,11 +105,28 @@ function phraseAt(toks: string[], phrase: string[], from: number): number {
   return -1;
 }
 
+/**
+ * How many tokens of lower-cased ASCII text are `word`: its occurrences with no letter or digit either side
+ * (a token cannot start inside another occurrence, so the search goes on after each).
+ */
+function wordCount(lower: string, word: string): number {
+  let n = 0;
+  for (let i = lower.indexOf(word); i !== -1; i = lower.indexOf(word, i + word.length)) {
+    if ((i === 0 || !isWordCode(lower.charCodeAt(i - 1))) && !isWordCode(lower.charCodeAt(i + word.length)))
+      n++;
+  }
+  return n;
+}
+
 /** Whether the folded tokens contain the phrase. */
 export const hasPhrase = (toks: string[], phrase: string[]) => phraseAt(toks, phrase, 0) !== -1;
 
 /** How many times each phrase occurs in `text`, counted as FTS5 counts a phrase's instances in a column. */
 export function phraseCounts(text: string, phrases: string[][]): number[] {
+  if (!NOT_ASCII.test(text) && phrases.every((p) => p.length === 1)) {
+    const lower = text.toLowerCase();
+    return phrases.map((p) => wordCount(lower, p[0] as string));
+  }
   const toks = foldedTokens(text);
   return phrases.map((p) => {
     let n = 0;
@@ -100,10 +147,12 @@ export function snippetOf(columns: string[], phrases: string[][]): string {
   columns.forEach((text, col) => {
     const toks = tokens(text);
     const hits = matchesIn(toks, phrases);
-    const starts = hits.length > 0 ? hits.map((h) => h[0]) : [0];
-    for (const from of starts) {
-      const inside = hits.filter((h) => h[0] >= from && h[1] <= from + WINDOW);
-      const score = new Set(inside.map((h) => h[2])).size * 1000 + inside.length;
+    if (hits.length === 0) {
+      if (best.score < 0) best = { col, from: 0, score: 0, toks, hits };
+      return;
+    }
+    for (const [from] of hits) {
+      const score = windowScore(hits, from);
       if (score > best.score) best = { col, from, score, toks, hits };
     }
   });

@@ -6,7 +6,7 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { AuthInfo } from "../../src/core/auth-info.js";
-import { snippetOf, snippetPhrases } from "../../src/db/search-snippet.js";
+import { foldedTokens, phraseCounts, snippetOf, snippetPhrases } from "../../src/db/search-snippet.js";
 import { createHarness, type Harness, ok } from "./harness.js";
 import { bm25Order, rankedPages, seedRequirements } from "./search-seed.js";
 
@@ -98,5 +98,24 @@ describe("snippetOf", () => {
         .split(/\s+/),
     ).toHaveLength(16);
     expect(snippetOf(["REQ-003", "Plain", "nothing here"], snippetPhrases('"req 003"'))).toBe("**REQ-003**");
+    expect(
+      snippetOf(["REQ-004", "Users", "A user_list for USER-user checks."], snippetPhrases('"user"')),
+    ).toBe("A **user**_list for **USER**-**user** checks.");
+  });
+});
+
+describe("phraseCounts", () => {
+  test("counts whole tokens as FTS5's unicode61 splits them, in ASCII and other text alike", () => {
+    const words = [["user"], ["9"], ["list"]];
+    const texts = [
+      "users user USER_x user9 user-user 9 list9 list",
+      "User, user; (user) usernames xuser user",
+      "Café user café-user user2 9.9",
+    ];
+    // The reference: count each word among the folded tokens.
+    const reference = (text: string) => words.map(([w]) => foldedTokens(text).filter((t) => t === w).length);
+    for (const text of texts) expect(phraseCounts(text, words)).toEqual(reference(text));
+    expect(phraseCounts(texts[0] as string, words)).toEqual([4, 1, 1]);
+    expect(phraseCounts("send an e-mail, an E mail", [["e", "mail"], ["an"]])).toEqual([2, 2]);
   });
 });

@@ -1,13 +1,15 @@
 /**
  * The body of a face's POST as text (issue 16: reading it was several µs of a small read on Node).
  *
- * On Node a small request arrives in one packet with its headers, so by the time the route runs the HTTP
- * parser has already buffered the whole body in the `IncomingMessage` (the route runs in the microtasks
- * after the parser's body callback, before it marks the message complete: all the declared bytes are
- * there, none can follow). Taking that buffer with one synchronous `read()` skips what @hono/node-server's `text()` sets up to wait for a body still
- * on its way (a promise, four listeners, flowing mode and their ticks). Anything else — a body still
- * arriving, a chunked or undeclared one (whose size the body limit counts as it streams), a Worker, a
- * test's `app.request()` — is read by `c.req.text()` as before. The decoding is the same either way
+ * On Node a small request arrives in one packet with its headers, and the route runs in the microtasks
+ * after the HTTP parser's body callback: all the declared bytes are already buffered in the
+ * `IncomingMessage` (none can follow), and the parser ends the message right after. Taking the bytes with
+ * one synchronous `read()` and waiting for that end skips what @hono/node-server's `text()` sets up for a
+ * body still on its way (a promise, four listeners, `data` events in flowing mode, their ticks). The answer
+ * still goes out only once the message has ended, as before (a response sent while its request is open
+ * would have @hono/node-server drain it behind timers). Anything else — a body still arriving, a chunked
+ * or undeclared one (whose size the body limit counts as it streams), a Worker, a test's `app.request()`
+ * — is read by `c.req.text()` as before. The decoding is the same either way
  * (`TextDecoder`: UTF-8, invalid bytes replaced, a leading BOM dropped).
  */
 import type { Context } from "hono";
@@ -18,7 +20,10 @@ interface BufferedIncoming {
   readableDidRead: boolean;
   readableLength: number;
   readableEncoding: string | null;
+  readableEnded: boolean;
   read(): Buffer | null;
+  resume(): unknown;
+  once(event: "end" | "close", listener: () => void): unknown;
 }
 
 const decoder = new TextDecoder();
@@ -35,7 +40,16 @@ export function requestText(c: Context<AppEnv>): Promise<string> {
       incoming.readableLength === Number(declared)
     ) {
       const bytes = incoming.read();
-      return Promise.resolve(bytes === null ? "" : decoder.decode(bytes));
+      const text = bytes === null ? "" : decoder.decode(bytes);
+      if (incoming.readableEnded) return Promise.resolve(text);
+      // Answer once the parser has ended the message, as the streaming read does: the response then never
+      // goes out with its request still open (@hono/node-server would drain it behind timers).
+      return new Promise((resolve) => {
+        const done = () => resolve(text);
+        incoming.once("end", done);
+        incoming.once("close", done);
+        incoming.resume();
+      });
     }
   }
   return c.req.text();

@@ -17,6 +17,7 @@ import {
   toolScopeOf,
 } from "./faces-common.js";
 import { rateLimit } from "./rate-limit.js";
+import { requestText } from "./request-text.js";
 
 export function jsonRpcRoute(deps: FacesDeps): Hono<AppEnv> {
   const compiled = compiledFor(deps);
@@ -35,7 +36,7 @@ export function jsonRpcRoute(deps: FacesDeps): Hono<AppEnv> {
       return scopeRefused(c, error);
     }
     const scope = requestScope(c, deps, audit, "jsonrpc");
-    const reply = await dispatchJsonRpc(await c.req.text(), {
+    const reply = await dispatchJsonRpc(await requestText(c), {
       compiled,
       toolScope: tools,
       serverInfo,

@@ -21,6 +21,7 @@ import {
 } from "./faces-common.js";
 import { modernMcp } from "./mcp-modern.js";
 import { rateLimit } from "./rate-limit.js";
+import { requestText } from "./request-text.js";
 
 function methodNotAllowed(): Response {
   return new Response(
@@ -54,7 +55,7 @@ export function mcpRoute(deps: FacesDeps): Hono<AppEnv> {
       return scopeRefused(c, error);
     }
     // Parsed once for both eras' classification and the 2025 adapter.
-    const body = parseBody(await c.req.text());
+    const body = parseBody(await requestText(c));
     const modernBody = await modern.modernBody(c.req.raw, body);
     if (modernBody) return modern.serve(c, modernBody.parsed, tools);
     const scope = requestScope(c, deps, audit, "mcp");

@@ -12,7 +12,8 @@ const root = resolve(fileURLToPath(new URL("..", import.meta.url)));
 const outdir = join(root, "dist", "worker");
 const metafile = join(outdir, "meta.json");
 // A guard against growth, not issue 16's goal (150 KiB gzip: not met, see below). Measured 2026-11-26:
-// 284.1 KiB gzip, 961 KiB minified (283.2 before search's title tier +0.9; 262.8 before ReqIF came into the Worker +18.4, paged lists +1.1, device
+// 284.6 KiB gzip, 962 KiB minified (284.1 before the faces' one-read POST body +0.5, 283.2 before search's
+// title tier +0.9; 262.8 before ReqIF came into the Worker +18.4, paged lists +1.1, device
 // cookies +0.8 and the search probe +0.1;
 // 258.1 before the evening's search ranking +2.6, interchange import
 // speed +1.3, the faces' zod-free common request +0.8 once it took the protocol versions from the SDK v2). What each part costs, measured as the drop in gzip when it alone is left
@@ -38,7 +39,7 @@ const metafile = join(outdir, "meta.json");
 // History: 392 before minifying and dropping ajv and zod's locales, 148.8 without the web app, 189.0
 // with it and interchange, then 2026-07-28 +47, OAuth 2.1 +8.5, sign-in +18.7, toolsets +2.1: 255.4.
 // `npm run build:worker -- --top 15` lists the largest inputs. Budget: measured, rounded up, + 2.
-const DEFAULT_BUDGET_KIB = 285;
+const DEFAULT_BUDGET_KIB = 287;
 const budgetSetting = process.env.REQLIX_WORKER_BUDGET_KIB;
 const budgetKib =
   budgetSetting === undefined || budgetSetting.trim() === "" ? DEFAULT_BUDGET_KIB : Number(budgetSetting);

@@ -34,6 +34,8 @@ const EXACT_INDEX_ROWS = 100_000;
 /** Rows of the workspace sampled to weigh its words. */
 const SAMPLE_ROWS = 2000;
 const SAMPLE_MS = 600_000;
+/** Phrases whose sampled rows a sample keeps counted. */
+const MAX_COUNTED_PHRASES = 10_000;
 /** Most rows whose common words are counted for one page. */
 const MAX_REFINED = 1500;
 const BATCH = 256;
@@ -69,9 +71,24 @@ interface Sample {
   index: Map<string, number[]>;
   /** The workspace's rows. */
   total: number;
+  /** Sampled rows per phrase (its folded tokens joined by a space), as counted so far. */
+  hits: Map<string, number>;
 }
 
 /** The sampled rows (indexes, ascending) that contain the phrase (its folded tokens). */
+/** How many sampled rows contain the phrase (counted once per sample). */
+function hitsOf(sample: Sample, phrase: string[]): number {
+  const key = phrase.join(" ");
+  let n = sample.hits.get(key);
+  if (n === undefined) {
+    n = rowsWith(sample, phrase).length;
+    // Bounded: a burst of distinct words starts the count over rather than growing the map.
+    if (sample.hits.size >= MAX_COUNTED_PHRASES) sample.hits.clear();
+    sample.hits.set(key, n);
+  }
+  return n;
+}
+
 function rowsWith(sample: Sample, phrase: string[]): number[] {
   const lists = phrase.map((t) => sample.index.get(t) ?? []).sort((a, b) => a.length - b.length);
   const [first = [], ...rest] = lists;
@@ -119,7 +136,13 @@ async function sampleOf(ex: Executor, lo: number, hi: number): Promise<Sample> {
       else index.set(t, [i]);
     }
   });
-  const sample = { until: Date.now() + SAMPLE_MS, rows: texts, index, total: Number(span[0]?.n ?? 0) };
+  const sample = {
+    until: Date.now() + SAMPLE_MS,
+    rows: texts,
+    index,
+    total: Number(span[0]?.n ?? 0),
+    hits: new Map<string, number>(),
+  };
   byRange.set(lo, sample);
   return sample;
 }
@@ -140,7 +163,7 @@ export async function sampledHits(
   words: readonly string[][],
 ): Promise<{ hits: number[]; size: number }> {
   const sample = await sampleOf(ex, lo, hi);
-  return { hits: words.map((w) => rowsWith(sample, w).length), size: sample.rows.length };
+  return { hits: words.map((w) => hitsOf(sample, w)), size: sample.rows.length };
 }
 
 const before = (a: SplitRow, b: SplitRow) => a.exact - b.exact || a.score - b.score || a.rid - b.rid;
@@ -157,7 +180,7 @@ export async function splitPage(ex: Executor, q: SplitQuery): Promise<SplitRow[]
   if (words.some((w) => w.length === 0)) return undefined;
   const sample = await sampleOf(ex, q.lo, q.hi);
   const rowsOf = words.map(
-    (w) => (Math.max(0.5, rowsWith(sample, w).length) / Math.max(1, sample.rows.length)) * indexRows,
+    (w) => (Math.max(0.5, hitsOf(sample, w)) / Math.max(1, sample.rows.length)) * indexRows,
   );
   const rarest = Math.min(...rowsOf);
   const isRare = rowsOf.map((n) => n === rarest || n <= COMMON_SHARE * indexRows);

@@ -139,7 +139,7 @@ export function ownScores(o: OwnScoring): SQL {
     return sql.raw(`${w} * a${i} * ${K1 + 1} / (a${i} + ${K1} * (${1 - B} + ${B} * d / ${o.avgdl}))`);
   });
   parts.push(sql`,
-    z AS MATERIALIZED (
+    z AS (
       SELECT c.rid, c.exact, ${sql.join(freqs, sql`, `)}, ds.sz AS sz
       FROM c ${sql.join(joins, sql``)} JOIN search_fts_docsize ds ON ds.id = c.rid),
     x AS (SELECT *, ${length} AS d FROM z),

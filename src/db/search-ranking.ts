@@ -15,10 +15,19 @@
  */
 import { type SQL, sql } from "drizzle-orm";
 import type { Executor } from "./database.js";
-import { averageRowLength, idf, ownScores, phrasesOf, weightedFrequency } from "./search-scoring.js";
+import {
+  averageRowLength,
+  BM25,
+  idf,
+  NO_MATCH,
+  ownScores,
+  phrasesOf,
+  type Ranked,
+  weightedFrequency,
+} from "./search-scoring.js";
 import { snippetPhrases } from "./search-snippet.js";
 import { prepareSample, splitPage } from "./search-split.js";
-import { type Capped, TIER_BM25, type TierRow, tierPage } from "./search-tier.js";
+import { type Capped, TIER_BM25, tierPage } from "./search-tier.js";
 
 /** Most matches one query ranks; the rest of a larger match set is not returned. */
 export const RANKED_CANDIDATES = 5000;
@@ -30,17 +39,11 @@ const LATER_PAGE_SLACK = 1000;
 const OWN_BM25 = -1;
 const SPLIT_BM25 = -2;
 
-/** Column weights for bm25: reference id, title, text; the workspace term weighs nothing. */
-const BM25 = sql.raw("bm25(search_fts, 10.0, 5.0, 1.0, 0.0)");
 const WORKSPACE_SPAN = 4_294_967_296;
 const TEXT_COLUMNS = "{reference_id title description}";
 const TITLE_COLUMNS = "{reference_id title}";
 
-export interface Ranked {
-  rid: number;
-  score: number;
-  exact: number;
-}
+export type { Ranked };
 
 /** A position in a ranking: (exact, score, rowid) of the last row shown, and the page's candidate bound. */
 export type RankKey = [exact: number, score: number, rid: number, boundary: number];
@@ -306,7 +309,7 @@ function tierRanked(
   counted: number | undefined,
   newestFirst: boolean,
   probed?: number,
-): Promise<TierRow[] | Capped | undefined> {
+): Promise<Ranked[] | Capped | undefined> {
   const lo = q.workspaceId * WORKSPACE_SPAN;
   const phrases = phrasesOf(q.phrases);
   if (phrases.length < 2) return Promise.resolve(undefined);
@@ -437,8 +440,6 @@ function bm25Page(
 }
 
 const TITLE_SCORE = -1;
-/** An FTS5 query that matches nothing: a cursor that must not walk (its rows are not needed) gets it. */
-const NO_MATCH = '""';
 
 /**
  * A page of title hits only, newest first, within the newest RANKED_CANDIDATES matches (the first page

@@ -21,6 +21,21 @@ import { phraseCounts } from "./search-snippet.js";
 export const K1 = 1.2;
 export const B = 0.75;
 
+/** bm25() as every ranking here calls it: reference id, title, text weigh 10, 5, 1; the workspace term 0. */
+export const BM25 = sql.raw("bm25(search_fts, 10.0, 5.0, 1.0, 0.0)");
+/** An FTS5 query that matches nothing: a cursor whose rows are not needed gets it (it does not walk). */
+export const NO_MATCH = '""';
+
+/** A ranked match: its rowid, minus its score (lower is better, like bm25()), and 0 for the exact entity. */
+export interface Ranked {
+  rid: number;
+  score: number;
+  exact: number;
+}
+
+/** The order of every ranking: the exact entity, then score, then rowid (a total order for keyset cursors). */
+export const rankedBefore = (a: Ranked, b: Ranked) => a.exact - b.exact || a.score - b.score || a.rid - b.rid;
+
 /** A phrase's weighted frequency in the row of `table` (column weights 10/5/1, as search-ranking.ts's bm25()). */
 export const weightedFrequency = (table: string) =>
   sql.raw(

@@ -20,7 +20,16 @@
  */
 import { type SQL, sql } from "drizzle-orm";
 import type { Executor } from "./database.js";
-import { bm25Part, idf, indexAverages, K1, rowTexts } from "./search-scoring.js";
+import {
+  BM25,
+  bm25Part,
+  idf,
+  indexAverages,
+  K1,
+  type Ranked,
+  rankedBefore,
+  rowTexts,
+} from "./search-scoring.js";
 import { foldedTokens, hasPhrase, snippetPhrases } from "./search-snippet.js";
 
 /**
@@ -39,7 +48,6 @@ const MAX_COUNTED_PHRASES = 10_000;
 /** Most rows whose common words are counted for one page. */
 const MAX_REFINED = 1500;
 const BATCH = 256;
-const BM25 = sql.raw("bm25(search_fts, 10.0, 5.0, 1.0, 0.0)");
 
 export interface SplitQuery {
   /** The query's quoted phrases, in order. */
@@ -55,12 +63,6 @@ export interface SplitQuery {
   after: [number, number, number] | undefined;
   /** Rows wanted (the page and one more). */
   want: number;
-}
-
-export interface SplitRow {
-  rid: number;
-  score: number;
-  exact: number;
 }
 
 /** Each sampled row's text columns as folded tokens (an empty token between columns), per workspace. */
@@ -166,15 +168,14 @@ export async function sampledHits(
   return { hits: words.map((w) => hitsOf(sample, w)), size: sample.rows.length };
 }
 
-const before = (a: SplitRow, b: SplitRow) => a.exact - b.exact || a.score - b.score || a.rid - b.rid;
-const afterKey = (r: SplitRow, k: [number, number, number]) =>
-  before(r, { exact: k[0], score: k[1], rid: k[2] }) > 0;
+const afterKey = (r: Ranked, k: [number, number, number]) =>
+  rankedBefore(r, { exact: k[0], score: k[1], rid: k[2] }) > 0;
 
 /**
  * One page (q.want rows after q.after) of the split ranking, best first; `capped` when the query has more
  * than q.most matches; undefined when no word is common or none is rare enough (bm25() ranks them).
  */
-export async function splitPage(ex: Executor, q: SplitQuery): Promise<SplitRow[] | "capped" | undefined> {
+export async function splitPage(ex: Executor, q: SplitQuery): Promise<Ranked[] | "capped" | undefined> {
   const { rows: indexRows, avgdl } = await indexAverages(ex);
   const words = q.phrases.map((p) => snippetPhrases(p)[0] ?? []);
   if (words.some((w) => w.length === 0)) return undefined;
@@ -230,8 +231,8 @@ export async function splitPage(ex: Executor, q: SplitQuery): Promise<SplitRow[]
   await load();
   if (q.most !== undefined && matches > q.most) return "capped";
 
-  const best: SplitRow[] = [];
-  const keep = (row: SplitRow) => {
+  const best: Ranked[] = [];
+  const keep = (row: Ranked) => {
     if (!q.after || afterKey(row, q.after)) best.push(row);
   };
   let i = 0;
@@ -266,10 +267,10 @@ export async function splitPage(ex: Executor, q: SplitQuery): Promise<SplitRow[]
       if (!t) continue;
       keep({ rid: r.rid, score: r.s1 - bm25Part(t, common, weights, avgdl), exact: 1 });
     }
-    best.sort(before);
+    best.sort(rankedBefore);
     best.length = Math.min(best.length, q.want);
   }
-  best.sort(before);
+  best.sort(rankedBefore);
   best.length = Math.min(best.length, q.want);
   return best;
 }

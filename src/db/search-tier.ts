@@ -16,7 +16,16 @@
  */
 import { type SQL, sql } from "drizzle-orm";
 import type { Executor } from "./database.js";
-import { bm25Part, idf, indexAverages, rowTexts } from "./search-scoring.js";
+import {
+  BM25,
+  bm25Part,
+  idf,
+  indexAverages,
+  NO_MATCH,
+  type Ranked,
+  rankedBefore,
+  rowTexts,
+} from "./search-scoring.js";
 import { snippetPhrases } from "./search-snippet.js";
 import { sampledHits } from "./search-split.js";
 
@@ -31,9 +40,6 @@ const MAX_TIER = 1000;
 const EXACT_BELOW = 40;
 /** Most rows such a count walks; past it the sample's share stands. */
 const COUNT_CAP = 100_000;
-const BM25 = sql.raw("bm25(search_fts, 10.0, 5.0, 1.0, 0.0)");
-/** An FTS5 query that matches nothing. */
-const NO_MATCH = '""';
 
 export interface TierQuery {
   /** The query's quoted phrases, in order (at least two). */
@@ -78,20 +84,12 @@ export interface Capped {
   low: number | undefined;
 }
 
-export interface TierRow {
-  rid: number;
-  score: number;
-  exact: number;
-}
-
-const before = (a: TierRow, b: TierRow) => a.exact - b.exact || a.score - b.score || a.rid - b.rid;
-
 /**
  * One page of the tier ranking, best first. A first page: Capped when the query has more than q.most
  * matches, undefined when the tier cannot fill the page or is too large to score here (bm25() ranks the
  * query). A later page always answers.
  */
-export async function tierPage(ex: Executor, q: TierQuery): Promise<TierRow[] | Capped | undefined> {
+export async function tierPage(ex: Executor, q: TierQuery): Promise<Ranked[] | Capped | undefined> {
   const first = q.after === undefined;
   const from = !q.newestFirst && q.probed && q.probed.n <= q.most ? q.probed : undefined;
   const count =
@@ -127,7 +125,7 @@ export async function tierPage(ex: Executor, q: TierQuery): Promise<TierRow[] | 
 }
 
 /** The title tier's rows after the cursor, ranked by bm25 computed here. */
-async function tierRows(ex: Executor, q: TierQuery, tier: number[]): Promise<TierRow[]> {
+async function tierRows(ex: Executor, q: TierQuery, tier: number[]): Promise<Ranked[]> {
   const after = q.after;
   if (tier.length === 0 || (after && after[0] > TITLE_TIER)) return [];
   const words = q.phrases.map((p) => snippetPhrases(p)[0] ?? []);
@@ -137,8 +135,8 @@ async function tierRows(ex: Executor, q: TierQuery, tier: number[]): Promise<Tie
   const key = after ? { exact: after[0], score: after[1], rid: after[2] } : undefined;
   return texts
     .map((t) => ({ rid: Number(t.rid), score: -bm25Part(t, words, weights, avgdl), exact: TITLE_TIER }))
-    .filter((r) => !key || before(r, key) > 0)
-    .sort(before);
+    .filter((r) => !key || rankedBefore(r, key) > 0)
+    .sort(rankedBefore);
 }
 
 /**
@@ -167,7 +165,7 @@ async function wordRows(ex: Executor, q: TierQuery, words: string[][], indexRows
 }
 
 /** The matches outside the title tier after the cursor, ranked by bm25(). */
-async function restRows(ex: Executor, q: TierQuery, tier: number[], want: number): Promise<TierRow[]> {
+async function restRows(ex: Executor, q: TierQuery, tier: number[], want: number): Promise<Ranked[]> {
   const keyset =
     q.after && q.after[0] === REST_TIER ? sql`AND (score, rid) > (${q.after[1]}, ${q.after[2]})` : sql``;
   const rows = await ex.all<{ rid: number; score: number }>(sql`

@@ -19,6 +19,7 @@ import {
   averageRowLength,
   BM25,
   idf,
+  matchCounts,
   NO_MATCH,
   ownScores,
   phrasesOf,
@@ -383,15 +384,7 @@ type Page = (ex: Executor, s: Scoping, q: RankQuery, window: number | undefined)
 async function ownPage(ex: Executor, q: RankQuery, rows: number, matches: number): Promise<Page> {
   const phrases = phrasesOf(q.phrases);
   const phraseMatch = (phrase: string) => workspaceMatch(q.workspaceId, phrase);
-  let hits = [matches];
-  if (phrases.length > 1) {
-    const counts = phrases.map(
-      (p, i) =>
-        sql`(SELECT count(*) FROM search_fts WHERE search_fts MATCH ${phraseMatch(p)}) AS ${sql.raw(`n${i}`)}`,
-    );
-    const found = await ex.all<Record<string, number>>(sql`SELECT ${sql.join(counts, sql`, `)}`);
-    hits = phrases.map((_, i) => Number(found[0]?.[`n${i}`] ?? 0));
-  }
+  const hits = phrases.length > 1 ? await matchCounts(ex, phrases.map(phraseMatch)) : [matches];
   const weights = hits.map((n) => idf(rows, n));
   const avgdl = await averageRowLength(ex);
   return (_ex, s, _q, window) => {

@@ -95,6 +95,26 @@ export async function averageRowLength(ex: Executor): Promise<number> {
   return (await indexAverages(ex)).avgdl;
 }
 
+/**
+ * How many rows of the whole index match each FTS5 expression, in one statement; with `cap`, a count stops
+ * there (a walk of at most `cap` rows).
+ */
+export async function matchCounts(
+  ex: Executor,
+  expressions: readonly string[],
+  cap?: number,
+): Promise<number[]> {
+  const counts = expressions.map((m, k) => {
+    const rows =
+      cap === undefined
+        ? sql`search_fts WHERE search_fts MATCH ${m}`
+        : sql`(SELECT 1 FROM search_fts WHERE search_fts MATCH ${m} LIMIT ${cap})`;
+    return sql`(SELECT count(*) FROM ${rows}) AS ${sql.raw(`n${k}`)}`;
+  });
+  const found = await ex.all<Record<string, number>>(sql`SELECT ${sql.join(counts, sql`, `)}`);
+  return expressions.map((_, k) => Number(found[0]?.[`n${k}`] ?? 0));
+}
+
 /** FTS5's IDF: log((N - n + 0.5) / (n + 0.5)), at least 1e-6. */
 export const idf = (rows: number, hits: number) =>
   Math.max(Math.log((rows - hits + 0.5) / (hits + 0.5)), 1e-6);

@@ -26,6 +26,7 @@ import {
   idf,
   indexAverages,
   K1,
+  matchCounts,
   type Ranked,
   rankedBefore,
   rowTexts,
@@ -192,19 +193,12 @@ export async function splitPage(ex: Executor, q: SplitQuery): Promise<Ranked[] |
   const commonPhrases = q.phrases.filter((_, i) => !isRare[i]);
   const exact =
     indexRows <= EXACT_INDEX_ROWS
-      ? await ex.all<Record<string, number>>(
-          sql`SELECT ${sql.join(
-            commonPhrases.map(
-              (p, k) =>
-                sql`(SELECT count(*) FROM search_fts WHERE search_fts MATCH ${`{reference_id title description}: (${p})`}) AS ${sql.raw(`n${k}`)}`,
-            ),
-            sql`, `,
-          )}`,
+      ? await matchCounts(
+          ex,
+          commonPhrases.map((p) => `{reference_id title description}: (${p})`),
         )
       : undefined;
-  const weights = rowsOf
-    .filter((_, i) => !isRare[i])
-    .map((n, k) => idf(indexRows, exact ? Number(exact[0]?.[`n${k}`] ?? n) : n));
+  const weights = rowsOf.filter((_, i) => !isRare[i]).map((n, k) => idf(indexRows, exact?.[k] ?? n));
   const bound = weights.reduce((a, w) => a + w * (K1 + 1), 0);
 
   let take = 1024;

@@ -21,6 +21,7 @@ import {
   bm25Part,
   idf,
   indexAverages,
+  matchCounts,
   NO_MATCH,
   type Ranked,
   rankedBefore,
@@ -148,17 +149,13 @@ async function wordRows(ex: Executor, q: TierQuery, words: string[][], indexRows
   const estimated = hits.map((h) => (Math.max(0.5, h) / Math.max(1, size)) * indexRows);
   const rare = q.phrases.flatMap((p, i) => ((hits[i] as number) < EXACT_BELOW ? [{ p, i }] : []));
   if (rare.length === 0) return estimated;
-  const counts = await ex.all<Record<string, number>>(
-    sql`SELECT ${sql.join(
-      rare.map(
-        ({ p }, k) =>
-          sql`(SELECT count(*) FROM (SELECT 1 FROM search_fts WHERE search_fts MATCH ${q.phraseMatch(p)} LIMIT ${COUNT_CAP})) AS ${sql.raw(`n${k}`)}`,
-      ),
-      sql`, `,
-    )}`,
+  const counts = await matchCounts(
+    ex,
+    rare.map(({ p }) => q.phraseMatch(p)),
+    COUNT_CAP,
   );
   rare.forEach(({ i }, k) => {
-    const n = Number(counts[0]?.[`n${k}`] ?? 0);
+    const n = counts[k] as number;
     if (n < COUNT_CAP) estimated[i] = n;
   });
   return estimated;

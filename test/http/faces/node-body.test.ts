@@ -89,27 +89,28 @@ describe.each(["/api/v1/mcp", "/mcp"])("request bodies on %s over Node HTTP", (p
   const extra: Record<string, string> = path === "/mcp" ? { accept: MCP_ACCEPT } : {};
   let n = 0;
   const unique = (title: string) => `${title} ${path} ${++n}`;
+  /** The request line and headers for a body of declared length. */
+  const declared = (body: Buffer) =>
+    Buffer.from(head(path, { ...extra, "content-length": String(body.length) }));
+  /** The one answer in `raw` created the epic titled `title`. */
+  const expectCreated = (raw: string, title: string) => {
+    const [answer] = bodies(raw);
+    expect(answer?.status).toBe(200);
+    expect(titleOf(answer as { body: unknown })).toBe(title);
+  };
 
   it("a body sent with its headers: UTF-8 text as sent", async () => {
     const title = unique("Zahlung – Ärger 🚀");
     const body = Buffer.from(createEpic(title), "utf8");
-    const raw = await exchange([
-      Buffer.concat([Buffer.from(head(path, { ...extra, "content-length": String(body.length) })), body]),
-    ]);
-    const [answer] = bodies(raw);
-    expect(answer?.status).toBe(200);
-    expect(titleOf(answer as { body: unknown })).toBe(title);
+    const raw = await exchange([Buffer.concat([declared(body), body])]);
+    expectCreated(raw, title);
   });
 
   it("a leading UTF-8 BOM is dropped, as the streaming read drops it", async () => {
     const title = unique("With a BOM");
     const body = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(createEpic(title), "utf8")]);
-    const raw = await exchange([
-      Buffer.concat([Buffer.from(head(path, { ...extra, "content-length": String(body.length) })), body]),
-    ]);
-    const [answer] = bodies(raw);
-    expect(answer?.status).toBe(200);
-    expect(titleOf(answer as { body: unknown })).toBe(title);
+    const raw = await exchange([Buffer.concat([declared(body), body])]);
+    expectCreated(raw, title);
   });
 
   it("a body still arriving when the route runs (split mid-character) is waited for", async () => {
@@ -117,18 +118,10 @@ describe.each(["/api/v1/mcp", "/mcp"])("request bodies on %s over Node HTTP", (p
     const body = Buffer.from(createEpic(title), "utf8");
     const cut = body.indexOf(Buffer.from("ü", "utf8")) + 1; // inside the two bytes of ü
     const raw = await exchange(
-      [
-        Buffer.concat([
-          Buffer.from(head(path, { ...extra, "content-length": String(body.length) })),
-          body.subarray(0, cut),
-        ]),
-        body.subarray(cut),
-      ],
+      [Buffer.concat([declared(body), body.subarray(0, cut)]), body.subarray(cut)],
       50,
     );
-    const [answer] = bodies(raw);
-    expect(answer?.status).toBe(200);
-    expect(titleOf(answer as { body: unknown })).toBe(title);
+    expectCreated(raw, title);
   });
 
   it("a chunked body (no declared length) is read as it streams", async () => {
@@ -147,27 +140,14 @@ describe.each(["/api/v1/mcp", "/mcp"])("request bodies on %s over Node HTTP", (p
       ],
       30,
     );
-    const [answer] = bodies(raw);
-    expect(answer?.status).toBe(200);
-    expect(titleOf(answer as { body: unknown })).toBe(title);
+    expectCreated(raw, title);
   });
 
   it("two requests pipelined in one packet each get their own body", async () => {
     const [first, second] = [unique("Erster"), unique("Zweiter")];
     const a = Buffer.from(createEpic(first, 1), "utf8");
     const b = Buffer.from(createEpic(second, 2), "utf8");
-    const raw = await exchange(
-      [
-        Buffer.concat([
-          Buffer.from(head(path, { ...extra, "content-length": String(a.length) })),
-          a,
-          Buffer.from(head(path, { ...extra, "content-length": String(b.length) })),
-          b,
-        ]),
-      ],
-      0,
-      2,
-    );
+    const raw = await exchange([Buffer.concat([declared(a), a, declared(b), b])], 0, 2);
     const answers = bodies(raw);
     expect(answers.map((x) => x.status)).toEqual([200, 200]);
     expect(answers.map(titleOf)).toEqual([first, second]);
@@ -175,9 +155,7 @@ describe.each(["/api/v1/mcp", "/mcp"])("request bodies on %s over Node HTTP", (p
 
   it("a body that is not JSON is still refused as a parse error", async () => {
     const body = Buffer.from("{not json", "utf8");
-    const raw = await exchange([
-      Buffer.concat([Buffer.from(head(path, { ...extra, "content-length": String(body.length) })), body]),
-    ]);
+    const raw = await exchange([Buffer.concat([declared(body), body])]);
     const [answer] = bodies(raw);
     expect(answer?.status).toBe(400);
     expect(answer?.body).toMatchObject({ error: { code: -32700 } });

@@ -11,15 +11,13 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import { setFlagsFromString } from "node:v8";
-import { runInNewContext } from "node:vm";
 import { tokenize } from "../src/local/ixchel/bm25.js";
 import { listMarkdown, sha256 } from "../src/local/ixchel/files.js";
 import { searchLexical } from "../src/local/ixchel/search.js";
 import { IxchelStore } from "../src/local/ixchel/store.js";
 import { BUNDLE, startCompanion } from "../test/helpers/companion.js";
 import { generateRepo, words } from "./ixchel-fixture.js";
-import { rng } from "./lib.js";
+import { collectGarbage, rng } from "./lib.js";
 
 const N = Number(process.argv[2] ?? 10_000);
 const quiet = () => {};
@@ -53,10 +51,8 @@ for (const rel of files) utimesSync(join(dir, rel), old, old);
 // Each timed sync step (and floor run) starts from a collected heap: the garbage of the step before it (a cold
 // sync leaves a whole graph to collect, partly after it returns) would otherwise be collected inside the next
 // step, a floor run. The searches below are timed without this: they leave little garbage, and there are many.
-setFlagsFromString("--expose-gc");
-const collect = runInNewContext("gc") as () => void;
 const timeSettled = (fn: () => unknown | Promise<unknown>): Promise<number> => {
-  collect();
+  collectGarbage();
   return time(fn);
 };
 const floor: number[] = [];

@@ -1,8 +1,21 @@
 /**
  * What the benchmark scripts share: command-line numbers, a seeded PRNG, a Zipf word sampler for
- * realistic text, the order statistics their tables report, and the machine facts their results end with.
+ * realistic text, the order statistics their tables report, the machine facts their results end with, and a
+ * full garbage collection for those that time from a settled heap.
  */
 import { cpus, loadavg } from "node:os";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
+
+let gc: (() => void) | undefined;
+/** A full garbage collection, now (V8's gc(), exposed on first use: no --expose-gc flag needed). */
+export function collectGarbage(): void {
+  if (gc === undefined) {
+    setFlagsFromString("--expose-gc");
+    gc = runInNewContext("gc") as () => void;
+  }
+  gc();
+}
 
 /** Node, the 1-minute load average, cores and time: the last fields of a result's summary. */
 export function machineFacts(): { node: string; load_average_1m: number; cpus: number; date: string } {

@@ -14,14 +14,12 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { constants, PerformanceObserver, performance } from "node:perf_hooks";
-import { setFlagsFromString } from "node:v8";
-import { runInNewContext } from "node:vm";
 import { sql } from "drizzle-orm";
 import { ftsQuery } from "../src/db/search.repo.js";
 import { RANKED_CANDIDATES, textMatch } from "../src/db/search-ranking.js";
 import { parseToolInput } from "../src/protocol/compile.js";
 import { benchContext, hostedTool } from "./hosted-tool.js";
-import { machineFacts, numberArg, percentile, rng } from "./lib.js";
+import { collectGarbage, machineFacts, numberArg, percentile, rng } from "./lib.js";
 import { openSearchData, type SearchWorkspace, VOCAB } from "./search-data.js";
 
 const ROWS = numberArg("rows", 1_000_000);
@@ -32,9 +30,6 @@ const dbArg = process.argv.indexOf("--db");
 const DB = dbArg === -1 ? join(tmpdir(), `reqlix-search-${ROWS}.db`) : (process.argv[dbArg + 1] as string);
 const TARGET_P99_MS = 20;
 const TARGET_OVERLAP = 0.9;
-
-setFlagsFromString("--expose-gc");
-const collect = runInNewContext("gc") as () => void;
 
 const data = await openSearchData(DB, ROWS, SMALL);
 const { database } = data;
@@ -138,7 +133,7 @@ for (let i = 0; i < 20; i++) {
 // concurrent marking on both cores) otherwise lands on whichever query is running then. In steady state the
 // queries promote little: a run of 1,600 mixed queries had no major collection of its own. Every collection
 // during the measured queries still counts, and their number is reported.
-collect();
+collectGarbage();
 let majorCollections = 0;
 const gcWatch = new PerformanceObserver((list) => {
   for (const e of list.getEntries()) {

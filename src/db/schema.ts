@@ -9,7 +9,8 @@
  *   database, identical on every runtime, and they sort lexically in time order.
  * - Booleans are integers 0/1 (`mode: "boolean"`).
  * - Full-text search (FTS5 + triggers) lives in a custom migration, not here: `search_fts` over the four
- *   entity kinds and `docset_pages_fts` over docset pages. See `fts.ts` for the shapes to query.
+ *   entity kinds, `search_titles` over their reference ids and titles alone, and `docset_pages_fts` over
+ *   docset pages (drizzle/0001, 0010, 0017; the queries are db/search*.ts).
  */
 import { sql } from "drizzle-orm";
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";

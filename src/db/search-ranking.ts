@@ -24,6 +24,8 @@ import {
   ownScores,
   phrasesOf,
   type Ranked,
+  type TitleIndex,
+  titleTable,
   weightedFrequency,
 } from "./search-scoring.js";
 import { snippetPhrases } from "./search-snippet.js";
@@ -109,9 +111,10 @@ export interface RankQuery {
 }
 
 interface Scoping {
-  /** The query's FTS5 expression over the text columns, and over reference id and title only. */
+  /** The query's FTS5 expression over the text columns. */
   match: string;
-  titleMatch: string;
+  /** The same words in the reference id or title only: where they are walked, and the expression. */
+  titles: TitleIndex;
   /** The tenant guard (and, for a large workspace, the range FTS5 filters on). */
   scope: SQL;
   /** A small workspace's rows (searched through its term, ranked by search-scoring.ts); else undefined. */
@@ -127,14 +130,15 @@ async function scopingOf(ex: Executor, q: RankQuery): Promise<Scoping> {
     const ws = `{ws}: "ws${q.workspaceId}"`;
     return {
       match: workspaceMatch(q.workspaceId, q.phrases),
-      titleMatch: `${ws} AND ${titles}`,
+      titles: { table: "search_fts", match: `${ws} AND ${titles}` },
       scope: sql`(f.rowid >> 32) = ${q.workspaceId}`,
       rows,
     };
   }
   return {
     match: wordsMatch(q.phrases),
-    titleMatch: titles,
+    // The title index (drizzle/0017): its doclists hold titles alone, so the walk is ~6× shorter.
+    titles: { table: "search_titles", match: `(${q.phrases})` },
     scope: sql`f.rowid BETWEEN ${lo} AND ${lo + WORKSPACE_SPAN - 1}`,
     rows: undefined,
   };
@@ -319,7 +323,7 @@ function tierRanked(
     lo,
     hi: lo + WORKSPACE_SPAN - 1,
     match: s.match,
-    titleMatch: s.titleMatch,
+    titles: s.titles,
     phraseMatch: wordsMatch,
     join: q.join,
     scope: s.scope,
@@ -456,8 +460,8 @@ async function titlePage(
   const rows = await ex.all<{ rid: number | null; low: number | null; n: number }>(sql`
     WITH b AS MATERIALIZED (${window})
     SELECT t.rid, b.low, b.n FROM b LEFT JOIN (
-      SELECT f.rowid AS rid FROM search_fts f ${q.join}
-      WHERE search_fts MATCH (CASE WHEN (SELECT n FROM b) > ${RANKED_CANDIDATES} THEN ${s.titleMatch} ELSE ${NO_MATCH} END)
+      SELECT f.rowid AS rid FROM ${titleTable(s.titles)} f ${q.join}
+      WHERE ${titleTable(s.titles)} MATCH (CASE WHEN (SELECT n FROM b) > ${RANKED_CANDIDATES} THEN ${s.titles.match} ELSE ${NO_MATCH} END)
         AND ${s.scope} AND ${q.where}
         AND f.rowid > (SELECT low FROM b) ${before}
       ORDER BY f.rowid DESC LIMIT ${q.limit + 1}) t ON 1
@@ -488,8 +492,8 @@ function newestPage(ex: Executor, s: Scoping, q: RankQuery, window: number | und
            WHERE search_fts MATCH ${s.match} AND ${s.scope} AND ${q.where}
            ORDER BY f.rowid DESC ${windowOf(window)}),
          t AS MATERIALIZED (
-           SELECT f.rowid AS rid FROM search_fts f
-           WHERE search_fts MATCH ${s.titleMatch} AND ${s.scope}
+           SELECT f.rowid AS rid FROM ${titleTable(s.titles)} f
+           WHERE ${titleTable(s.titles)} MATCH ${s.titles.match} AND ${s.scope}
            ORDER BY f.rowid DESC ${windowOf(window)}),
          m AS (SELECT count(*) AS n, min(rid) AS low FROM c)
     SELECT r.rid, r.score, r.exact, ${bound} AS bound, m.n, m.low

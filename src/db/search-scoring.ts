@@ -26,6 +26,20 @@ export const BM25 = sql.raw("bm25(search_fts, 10.0, 5.0, 1.0, 0.0)");
 /** An FTS5 query that matches nothing: a cursor whose rows are not needed gets it (it does not walk). */
 export const NO_MATCH = '""';
 
+/**
+ * Where the matches with every word in the reference id or title are walked: search_fts with a column filter
+ * (a small workspace, through its workspace term), or the title index `search_titles` (drizzle/0017: the same
+ * rowids and tokenizer, reference id and title alone), whose doclists are a fraction as long.
+ */
+export interface TitleIndex {
+  table: "search_fts" | "search_titles";
+  /** The FTS5 expression over that table. */
+  match: string;
+}
+
+/** The title walk's table, to read `FROM … f` and `… MATCH`. */
+export const titleTable = (titles: TitleIndex) => sql.raw(titles.table);
+
 /** A ranked match: its rowid, minus its score (lower is better, like bm25()), and 0 for the exact entity. */
 export interface Ranked {
   rid: number;

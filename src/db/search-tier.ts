@@ -3,8 +3,8 @@
  *
  * bm25() weighs each word by walking its doclist over the whole index, once per query: at a million rows two
  * words in 3–15% of the rows cost 10–16 ms before a single match is scored, however few rows match both. So
- * when enough matches hold every word in their reference id or title (the title tier: a walk of the query's
- * matches that checks columns, ~3 ms), those rows are ranked first, by bm25 computed here from their stored
+ * when enough matches hold every word in their reference id or title (the title tier: a walk of the title index,
+ * search_titles, under 1 ms), those rows are ranked first, by bm25 computed here from their stored
  * text and docsize record, each word weighed from the workspace's word sample (search-split.ts) or, when the
  * sample holds it in fewer than EXACT_BELOW rows, by counting it as bm25() does (a short walk: the word is
  * rare). The other matches follow, ranked by bm25() itself, and only a page that reaches past the tier pays
@@ -26,6 +26,8 @@ import {
   type Ranked,
   rankedBefore,
   rowTexts,
+  type TitleIndex,
+  titleTable,
 } from "./search-scoring.js";
 import { snippetPhrases } from "./search-snippet.js";
 import { sampledHits } from "./search-split.js";
@@ -48,9 +50,9 @@ export interface TierQuery {
   /** The workspace's rowid range (its word sample). */
   lo: number;
   hi: number;
-  /** The FTS5 expressions: every word anywhere, every word in the reference id or title. */
+  /** The FTS5 expression of every word anywhere; every word in the reference id or title, and where. */
   match: string;
-  titleMatch: string;
+  titles: TitleIndex;
   /** A phrase alone, as bm25() walks it to weigh it. */
   phraseMatch: (phrase: string) => string;
   /** Joins and conditions on `f` (search_fts): the tenant guard and the caller's filters. */
@@ -102,8 +104,8 @@ export async function tierPage(ex: Executor, q: TierQuery): Promise<Ranked[] | C
   // Too many matches: the title tier's cursor gets a query that matches nothing (only the count is paid).
   const found = await ex.all<{ rid: number | null; n: number; low: number | null }>(sql`
     WITH m AS MATERIALIZED (${count}),
-         t AS (SELECT f.rowid AS rid FROM search_fts f ${q.join}
-               WHERE search_fts MATCH (CASE WHEN (SELECT n FROM m) <= ${q.most} THEN ${q.titleMatch} ELSE ${NO_MATCH} END)
+         t AS (SELECT f.rowid AS rid FROM ${titleTable(q.titles)} f ${q.join}
+               WHERE ${titleTable(q.titles)} MATCH (CASE WHEN (SELECT n FROM m) <= ${q.most} THEN ${q.titles.match} ELSE ${NO_MATCH} END)
                  AND ${q.scope} AND ${q.where}
                ${first ? sql`LIMIT ${MAX_TIER + 1}` : sql``})
     SELECT t.rid, m.n, m.low FROM m LEFT JOIN t ON 1`);

@@ -103,6 +103,60 @@ describe("migrations", () => {
     expect(await search("checkout")).toEqual(["epic:EP-001"]);
   });
 
+  it("search_titles (reference id and title alone) follows every entity kind, with search_fts's rowids", async () => {
+    await exec("INSERT INTO workspaces (slug, name) VALUES ('a', 'A'), ('b', 'B')");
+    await exec(
+      "INSERT INTO requirement_types (workspace_id, name) VALUES (1, 'Functional'), (2, 'Functional')",
+    );
+    await exec(
+      "INSERT INTO epics (workspace_id, reference_id, title, description) VALUES (1, 'EP-001', 'Checkout', 'Pay for a basket'), (2, 'EP-001', 'Checkout elsewhere', '')",
+    );
+    await exec(
+      "INSERT INTO user_stories (workspace_id, reference_id, epic_id, title, description) VALUES (1, 'US-001', 1, 'Pay by card', 'card')",
+    );
+    await exec(
+      "INSERT INTO requirements (workspace_id, reference_id, user_story_id, title, description, type_id) VALUES (1, 'REQ-001', 1, 'Validate card number', 'Luhn check', 1)",
+    );
+    await exec(
+      "INSERT INTO acceptance_criteria (workspace_id, reference_id, user_story_id, title, description) VALUES (1, 'AC-001', 1, 'Card declined message', 'expiry')",
+    );
+    // The title index holds reference ids and titles only; each row has the rowid search_fts gives it.
+    const titles = async (q: string) =>
+      (
+        await exec(
+          "SELECT t.rowid AS rid, f.kind, f.reference_id FROM search_titles t JOIN search_fts f ON f.rowid = t.rowid WHERE search_titles MATCH ? ORDER BY t.rowid",
+          [q],
+        )
+      ).rows.map((r) => `${r.kind}:${r.reference_id}`);
+    expect(await titles("card")).toEqual([
+      "user_story:US-001",
+      "requirement:REQ-001",
+      "acceptance_criterion:AC-001",
+    ]);
+    expect(await titles("checkout")).toEqual(["epic:EP-001", "epic:EP-001"]); // both workspaces
+    expect(await titles('"REQ-001"')).toEqual(["requirement:REQ-001"]);
+    expect(await titles("basket OR luhn OR expiry")).toEqual([]); // descriptions are not in it
+    await exec("UPDATE requirements SET title = 'Validate expiry date' WHERE id = 1");
+    expect(await titles("card")).toEqual(["user_story:US-001", "acceptance_criterion:AC-001"]);
+    expect(await titles("expiry")).toEqual(["requirement:REQ-001"]);
+    await exec("UPDATE requirements SET reference_id = 'REQ-002' WHERE id = 1");
+    expect(await titles('"REQ-001"')).toEqual([]);
+    expect(await titles('"REQ-002"')).toEqual(["requirement:REQ-002"]);
+    await exec("UPDATE user_stories SET description = 'checkout' WHERE id = 1"); // not indexed here
+    expect(await titles("checkout")).toEqual(["epic:EP-001", "epic:EP-001"]);
+    await exec("DELETE FROM acceptance_criteria WHERE id = 1");
+    expect(await titles("declined")).toEqual([]);
+    await exec("DELETE FROM epics WHERE workspace_id = 2");
+    expect(await titles("checkout")).toEqual(["epic:EP-001"]);
+    const indexed = await exec("SELECT count(*) AS n FROM search_titles_docsize");
+    const searched = await exec("SELECT count(*) AS n FROM search_fts");
+    expect(Number(indexed.rows[0]?.n)).toBe(3);
+    expect(Number(indexed.rows[0]?.n)).toBe(Number(searched.rows[0]?.n));
+    await expect(
+      exec("INSERT INTO search_titles(search_titles) VALUES ('integrity-check')"),
+    ).resolves.toBeDefined();
+  });
+
   it("docset_pages_fts follows page inserts, updates and deletes", async () => {
     await exec("INSERT INTO workspaces (slug, name) VALUES ('a', 'A')");
     await exec("INSERT INTO docsets (workspace_id, name) VALUES (1, 'hono')");

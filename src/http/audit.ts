@@ -4,7 +4,8 @@
  * id, duration. Ids, never argument values or tokens.
  *
  * Rows are written behind the response, group-committed: events queue up for at most `flushDelayMs` and one
- * flusher writes whatever has queued in a single transaction. A read then costs no write transaction of its
+ * flusher writes whatever has queued in a single INSERT (one statement, so no transaction around it:
+ * `Database.writeStatement`). A read then costs no write transaction of its
  * own (each write transaction on the embedded database is serialized and costs a commit and a fresh
  * connection, measured at 2–3× a small read: bench/faces-read.ts), and under load many rows share one
  * commit. On Workers the route hands the flush to `waitUntil`; on Node `flush()` runs at shutdown and in
@@ -28,7 +29,7 @@ export interface AuditSink {
 export interface AuditSinkOptions {
   database: Database;
   logger?: Logger;
-  /** Rows per transaction (default 500). */
+  /** Rows per INSERT (default 500). */
   batchSize?: number;
   /** Queue bound while the database is unreachable; the oldest rows beyond it are dropped and logged. */
   maxQueue?: number;
@@ -55,7 +56,8 @@ export function createAuditSink(options: AuditSinkOptions): AuditSink {
       const settles = queue.length === 0 ? queued : undefined;
       if (settles) queued = undefined;
       try {
-        await database.write((tx) => recordAudits(tx, batch));
+        // One INSERT for the whole batch: atomic by itself, so no transaction around it (database.ts).
+        await database.writeStatement((db) => recordAudits(db, batch));
       } catch (error) {
         logger?.log("error", "audit rows could not be written", {
           rows: batch.length,

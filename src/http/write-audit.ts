@@ -58,6 +58,11 @@ class AuditedDatabase implements Database {
     return this.inner.close();
   }
 
+  /** A handler's single statement is still a write of the operation: its row commits with it, in a transaction. */
+  writeStatement<T>(fn: (ex: Executor) => Promise<T>): Promise<T> {
+    return this.write(fn);
+  }
+
   async write<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
     const { inner, op } = this;
     if (op.recorded) return inner.write(fn);

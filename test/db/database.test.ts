@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createClient } from "@libsql/client";
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { isDomainError } from "../../src/core/errors.js";
 import { type Database, openDatabase } from "../../src/db/client.js";
@@ -159,6 +159,44 @@ describe("SQLITE_BUSY", () => {
     expect(await storedRefs(1)).toEqual([]);
     expect(await db.write((t) => insertEpic(t, 1, "now"))).toBe("EP-001");
     expect(await storedRefs(1)).toEqual(["EP-001"]);
+  });
+});
+
+describe("writeStatement", () => {
+  it("runs one statement in the write queue, after the writes queued before it", async () => {
+    const db = opened[0] as Database;
+    const order: string[] = [];
+    const write = db.write(async (tx) => {
+      await insertEpic(tx, 1, "in a transaction");
+      order.push("write");
+    });
+    const statement = db.writeStatement(async (ex) => {
+      order.push("statement");
+      return ex.run(sql`INSERT INTO epics (workspace_id, reference_id, title) VALUES (1, 'EP-900', 'alone')`);
+    });
+    await Promise.all([write, statement]);
+    expect(order).toEqual(["write", "statement"]);
+    expect(await storedRefs(1)).toEqual(["EP-001", "EP-900"]);
+  });
+
+  it("a statement blocked by another connection's lock reconnects, retries and is stored", async () => {
+    const busy: number[] = [];
+    const db = await open({ busyTimeoutMs: 30, onBusy: (attempt) => busy.push(attempt) });
+    const blocker = createClient({ url });
+    const tx = await blocker.transaction("write");
+    await tx.execute("INSERT INTO workspaces (slug, name) VALUES ('blocker', 'B')");
+    const release = setTimeout(() => void tx.commit(), 150);
+    try {
+      await db.writeStatement((ex) =>
+        ex.run(sql`INSERT INTO epics (workspace_id, reference_id, title) VALUES (1, 'EP-900', 'after busy')`),
+      );
+      expect(busy.length).toBeGreaterThan(0); // the BUSY path really ran
+      expect(await storedRefs(1)).toEqual(["EP-900"]);
+    } finally {
+      clearTimeout(release);
+      tx.close();
+      blocker.close();
+    }
   });
 });
 

@@ -3,8 +3,8 @@
  *
  * bm25() weighs each word by walking its doclist over the whole index, once per query: at a million rows two
  * words in 3–15% of the rows cost 10–16 ms before a single match is scored, however few rows match both. So
- * when enough matches hold every word in their reference id or title (the title tier: a walk of the title index,
- * search_titles, under 1 ms), those rows are ranked first, by bm25 computed here from their stored
+ * when enough matches hold every word in their reference id or title (the title tier: a walk of the title
+ * index, search_titles, under 1 ms), those rows are ranked first, by bm25 computed here from their stored
  * text and docsize record, each word weighed from the workspace's word sample (search-split.ts) or, when the
  * sample holds it in fewer than EXACT_BELOW rows, by counting it as bm25() does (a short walk: the word is
  * rare). The other matches follow, ranked by bm25() itself, and only a page that reaches past the tier pays

@@ -2,16 +2,17 @@
  * The change-control backfill migration: entities that exist before it get one revision with their current
  * state (the same snapshot the repositories would record), and relationships remember their ends' revisions.
  */
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { type Database, openDatabase } from "../../src/db/client.js";
-import { MIGRATIONS_FOLDER, migrateDatabase } from "../../src/db/migrate.js";
+import { migrateDatabase } from "../../src/db/migrate.js";
 import { relationshipsOfRequirement } from "../../src/db/relationships.repo.js";
 import { getRequirement } from "../../src/db/requirements.repo.js";
 import { historyOf } from "../../src/db/revisions.repo.js";
 import { getUserStory } from "../../src/db/user-stories.repo.js";
+import { migrationsBefore } from "../helpers/migrations-before.js";
 
 let dir: string;
 let db: Database;
@@ -27,15 +28,7 @@ afterEach(async () => {
 
 it("gives existing entities and relationships a first revision equal to what the tools show", async () => {
   // The migrations before change control, applied to a database that then holds data.
-  const before = join(dir, "before");
-  cpSync(MIGRATIONS_FOLDER, before, { recursive: true });
-  const journalPath = join(before, "meta", "_journal.json");
-  const journal = JSON.parse(readFileSync(journalPath, "utf8")) as { entries: { tag: string }[] };
-  const cut = journal.entries.findIndex((e) => e.tag === "0008_change_control");
-  expect(cut).toBeGreaterThan(0);
-  journal.entries = journal.entries.slice(0, cut);
-  writeFileSync(journalPath, JSON.stringify(journal));
-  await migrateDatabase(db, before);
+  await migrateDatabase(db, migrationsBefore(dir, "0008_change_control"));
 
   const exec = (sql: string) => db.client.execute(sql);
   await exec("INSERT INTO workspaces (slug, name) VALUES ('w', 'W')");

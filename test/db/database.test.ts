@@ -118,14 +118,29 @@ describe("nextReference", () => {
   });
 });
 
+/**
+ * Another connection holding the write lock for `ms` (it commits a row then), so a write meets SQLITE_BUSY.
+ * `end()` lets it go in any case.
+ */
+async function lockHeldFor(ms: number): Promise<{ end(): void }> {
+  const blocker = createClient({ url });
+  const tx = await blocker.transaction("write");
+  await tx.execute("INSERT INTO workspaces (slug, name) VALUES ('blocker', 'B')");
+  const release = setTimeout(() => void tx.commit(), ms);
+  return {
+    end() {
+      clearTimeout(release);
+      tx.close();
+      blocker.close();
+    },
+  };
+}
+
 describe("SQLITE_BUSY", () => {
   it("a write blocked by another connection's lock reconnects, retries and is stored; later writes too", async () => {
     const busy: number[] = [];
     const db = await open({ busyTimeoutMs: 30, onBusy: (attempt) => busy.push(attempt) });
-    const blocker = createClient({ url });
-    const tx = await blocker.transaction("write");
-    await tx.execute("INSERT INTO workspaces (slug, name) VALUES ('blocker', 'B')");
-    const release = setTimeout(() => void tx.commit(), 150);
+    const lock = await lockHeldFor(150);
     try {
       const ref = await db.write((t) => insertEpic(t, 1, "after busy"));
       expect(ref).toBe("EP-001");
@@ -136,9 +151,7 @@ describe("SQLITE_BUSY", () => {
       expect(later).toEqual(seq("EP", 5, 2));
       expect(await storedRefs(1)).toEqual(seq("EP", 6));
     } finally {
-      clearTimeout(release);
-      tx.close();
-      blocker.close();
+      lock.end();
     }
   });
 
@@ -182,10 +195,7 @@ describe("writeStatement", () => {
   it("a statement blocked by another connection's lock reconnects, retries and is stored", async () => {
     const busy: number[] = [];
     const db = await open({ busyTimeoutMs: 30, onBusy: (attempt) => busy.push(attempt) });
-    const blocker = createClient({ url });
-    const tx = await blocker.transaction("write");
-    await tx.execute("INSERT INTO workspaces (slug, name) VALUES ('blocker', 'B')");
-    const release = setTimeout(() => void tx.commit(), 150);
+    const lock = await lockHeldFor(150);
     try {
       await db.writeStatement((ex) =>
         ex.run(sql`INSERT INTO epics (workspace_id, reference_id, title) VALUES (1, 'EP-900', 'after busy')`),
@@ -193,9 +203,7 @@ describe("writeStatement", () => {
       expect(busy.length).toBeGreaterThan(0); // the BUSY path really ran
       expect(await storedRefs(1)).toEqual(["EP-900"]);
     } finally {
-      clearTimeout(release);
-      tx.close();
-      blocker.close();
+      lock.end();
     }
   });
 });

@@ -2,12 +2,13 @@
  * The title index migration (drizzle/0017): a database that already holds entities gets every one of them
  * in `search_titles`, under search_fts's rowid, and later writes keep the two in step.
  */
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { type Database, openDatabase } from "../../src/db/client.js";
-import { MIGRATIONS_FOLDER, migrateDatabase } from "../../src/db/migrate.js";
+import { migrateDatabase } from "../../src/db/migrate.js";
+import { migrationsBefore } from "../helpers/migrations-before.js";
 
 let dir: string;
 let db: Database;
@@ -22,15 +23,7 @@ afterEach(async () => {
 });
 
 it("indexes the reference ids and titles of entities written before it, and follows later writes", async () => {
-  const before = join(dir, "before");
-  cpSync(MIGRATIONS_FOLDER, before, { recursive: true });
-  const journalPath = join(before, "meta", "_journal.json");
-  const journal = JSON.parse(readFileSync(journalPath, "utf8")) as { entries: { tag: string }[] };
-  const cut = journal.entries.findIndex((e) => e.tag === "0017_search_titles");
-  expect(cut).toBeGreaterThan(0);
-  journal.entries = journal.entries.slice(0, cut);
-  writeFileSync(journalPath, JSON.stringify(journal));
-  await migrateDatabase(db, before);
+  await migrateDatabase(db, migrationsBefore(dir, "0017_search_titles"));
 
   const exec = (sql: string, args: string[] = []) => db.client.execute({ sql, args });
   await exec("INSERT INTO workspaces (slug, name) VALUES ('w', 'W')");

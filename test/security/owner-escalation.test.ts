@@ -5,7 +5,7 @@
  * tokens and adds admins elsewhere. Every step is 403. Ownership comes only from the flag on the token's
  * user, and only through a token that user could legitimately hold (minted by themselves or the admin CLI).
  */
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -14,12 +14,13 @@ import { addMemberOp, createTokenOp, createWorkspaceOp, setOwnerOp } from "../..
 import { recordAudit } from "../../src/db/audit.repo.js";
 import { bootstrap } from "../../src/db/bootstrap.js";
 import { openDatabase } from "../../src/db/client.js";
-import { MIGRATIONS_FOLDER, migrateDatabase } from "../../src/db/migrate.js";
+import { migrateDatabase } from "../../src/db/migrate.js";
 import { insertToken } from "../../src/db/tokens.repo.js";
 import { findUserByUsername } from "../../src/db/users.repo.js";
 import { findWorkspaceBySlug } from "../../src/db/workspaces.repo.js";
 import { createJsonLogger } from "../../src/http/logger.js";
 import { type HostedServer, startHosted } from "../helpers/hosted.js";
+import { migrationsBefore } from "../helpers/migrations-before.js";
 
 let hosted: HostedServer;
 let mallory: string;
@@ -194,14 +195,7 @@ describe("tokens minted before the fix", () => {
     const dir = mkdtempSync(join(tmpdir(), "reqlix-legacy-"));
     try {
       // A database as it was before 0006: the migrations up to 0005 only.
-      const before = join(dir, "drizzle-before");
-      cpSync(MIGRATIONS_FOLDER, before, { recursive: true });
-      const journalFile = join(before, "meta", "_journal.json");
-      const journal = JSON.parse(readFileSync(journalFile, "utf8")) as { entries: { tag: string }[] };
-      const upTo = journal.entries.findIndex((e) => e.tag === "0005_token_created_by");
-      expect(upTo).toBeGreaterThan(0);
-      journal.entries = journal.entries.slice(0, upTo + 1);
-      writeFileSync(journalFile, JSON.stringify(journal));
+      const before = migrationsBefore(dir, "0006_token_created_by_backfill");
       const database = await openDatabase({ url: `file:${join(dir, "legacy.db")}` });
       try {
         await migrateDatabase(database, before);

@@ -207,6 +207,12 @@ export async function rankedPage(ex: Executor, q: RankQuery): Promise<RankedPage
  */
 const PROBE_MATCHES = 1000;
 const PROBE_MARGIN = 0.1;
+/**
+ * A guess of few is clearly few (count the oldest first, ~40% cheaper than the newest) up to this share below
+ * the bound: the probe's ±3% puts the chance that such a guess is over at ~5%, and that costs the title page
+ * a walk of its window (~5 ms) where the cheaper count spared ~2 ms every time.
+ */
+const FEW_MARGIN = 0.05;
 
 interface Probe {
   /** The matches, exact when fewer than PROBE_MATCHES, else scaled up from them. */
@@ -247,7 +253,7 @@ async function largeFirstPage(ex: Executor, s: Scoping, q: RankQuery): Promise<R
   if (phrasesOf(q.phrases).length > 1) await prepareSample(ex, lo, lo + WORKSPACE_SPAN - 1);
   const probe = await probeMatches(ex, s, q);
   const few = probe.exact || probe.n <= RANKED_CANDIDATES;
-  const clearlyFew = probe.exact || probe.n <= (1 - PROBE_MARGIN) * RANKED_CANDIDATES;
+  const clearlyFew = probe.exact || probe.n <= (1 - FEW_MARGIN) * RANKED_CANDIDATES;
   const many = !probe.exact && probe.n >= (1 + PROBE_MARGIN) * RANKED_CANDIDATES;
   let counted = probe.exact ? probe.n : undefined;
   let known: { low: number; n: number } | undefined;

@@ -78,7 +78,6 @@ interface Sample {
   hits: Map<string, number>;
 }
 
-/** The sampled rows (indexes, ascending) that contain the phrase (its folded tokens). */
 /** How many sampled rows contain the phrase (counted once per sample). */
 function hitsOf(sample: Sample, phrase: string[]): number {
   const key = phrase.join(" ");
@@ -92,6 +91,7 @@ function hitsOf(sample: Sample, phrase: string[]): number {
   return n;
 }
 
+/** The sampled rows (indexes, ascending) that contain the phrase (its folded tokens). */
 function rowsWith(sample: Sample, phrase: string[]): number[] {
   const lists = phrase.map((t) => sample.index.get(t) ?? []).sort((a, b) => a.length - b.length);
   const [first = [], ...rest] = lists;

@@ -50,6 +50,13 @@ export interface Ranked {
 /** The order of every ranking: the exact entity, then score, then rowid (a total order for keyset cursors). */
 export const rankedBefore = (a: Ranked, b: Ranked) => a.exact - b.exact || a.score - b.score || a.rid - b.rid;
 
+/** Whether a row ranks after a cursor's (exact, score, rowid); every row when there is no cursor. */
+export function rankedAfter(key: readonly [number, number, number] | undefined): (r: Ranked) => boolean {
+  if (!key) return () => true;
+  const last: Ranked = { exact: key[0], score: key[1], rid: key[2] };
+  return (r) => rankedBefore(r, last) > 0;
+}
+
 /** A phrase's weighted frequency in the row of `table` (column weights 10/5/1, as search-ranking.ts's bm25()). */
 export const weightedFrequency = (table: string) =>
   sql.raw(

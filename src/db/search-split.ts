@@ -28,6 +28,7 @@ import {
   K1,
   matchCounts,
   type Ranked,
+  rankedAfter,
   rankedBefore,
   rowTexts,
 } from "./search-scoring.js";
@@ -169,9 +170,6 @@ export async function sampledHits(
   return { hits: words.map((w) => hitsOf(sample, w)), size: sample.rows.length };
 }
 
-const afterKey = (r: Ranked, k: [number, number, number]) =>
-  rankedBefore(r, { exact: k[0], score: k[1], rid: k[2] }) > 0;
-
 /**
  * One page (q.want rows after q.after) of the split ranking, best first; `capped` when the query has more
  * than q.most matches; undefined when no word is common or none is rare enough (bm25() ranks them).
@@ -226,8 +224,9 @@ export async function splitPage(ex: Executor, q: SplitQuery): Promise<Ranked[] |
   if (q.most !== undefined && matches > q.most) return "capped";
 
   const best: Ranked[] = [];
+  const isAfter = rankedAfter(q.after);
   const keep = (row: Ranked) => {
-    if (!q.after || afterKey(row, q.after)) best.push(row);
+    if (isAfter(row)) best.push(row);
   };
   let i = 0;
   for (;;) {

@@ -24,6 +24,7 @@ import {
   matchCounts,
   NO_MATCH,
   type Ranked,
+  rankedAfter,
   rankedBefore,
   rowTexts,
   type TitleIndex,
@@ -135,10 +136,9 @@ async function tierRows(ex: Executor, q: TierQuery, tier: number[]): Promise<Ran
   const { rows: indexRows, avgdl } = await indexAverages(ex);
   const weights = (await wordRows(ex, q, words, indexRows)).map((n) => idf(indexRows, n));
   const texts = await rowTexts(ex, tier);
-  const key = after ? { exact: after[0], score: after[1], rid: after[2] } : undefined;
   return texts
     .map((t) => ({ rid: Number(t.rid), score: -bm25Part(t, words, weights, avgdl), exact: TITLE_TIER }))
-    .filter((r) => !key || rankedBefore(r, key) > 0)
+    .filter(rankedAfter(after))
     .sort(rankedBefore);
 }
 

@@ -215,7 +215,7 @@ export async function splitPage(ex: Executor, q: SplitQuery): Promise<Ranked[] |
         SELECT g.rowid AS rid, ${BM25} AS s1 FROM search_fts g
         WHERE search_fts MATCH ${match}
           AND g.rowid BETWEEN ${q.lo} AND ${q.hi} AND +g.rowid IN (SELECT rid FROM c)
-        ORDER BY s1, g.rowid LIMIT ${take}) r ON 1
+        ORDER BY s1, g.rowid LIMIT ${take + 1}) r ON 1
       ORDER BY r.s1, r.rid`);
     matches = Number(rows[0]?.n ?? 0);
     order = rows.filter((r) => r.rid !== null).map((r) => ({ rid: Number(r.rid), s1: Number(r.s1) }));
@@ -228,27 +228,30 @@ export async function splitPage(ex: Executor, q: SplitQuery): Promise<Ranked[] |
   const keep = (row: Ranked) => {
     if (isAfter(row)) best.push(row);
   };
+  // A load returns one row past `take`: that row's rare score alone can tell that the page is done, without
+  // loading (and scoring) more rows.
   let i = 0;
   for (;;) {
-    if (i >= order.length) {
-      if (order.length < take) break;
+    const last = best[q.want - 1];
+    // The next row, even with every common word at its most, ranks after the page's last: the page is done.
+    if (last && i < order.length && (order[i] as { s1: number }).s1 - bound > last.score) break;
+    const loaded = Math.min(order.length, take);
+    if (i >= loaded) {
+      if (order.length <= take) break;
       take *= 4;
       await load();
       continue;
     }
-    const last = best[q.want - 1];
-    // The next row, even with every common word at its most, ranks after the page's last: the page is done.
-    if (last && (order[i] as { s1: number }).s1 - bound > last.score) break;
     if (i >= MAX_REFINED) {
       // Near-ties past MAX_REFINED: the rest keep their rare words' score (the same on every page).
-      if (order.length === take) {
+      if (order.length > take) {
         take = RANK_ALL;
         await load();
       }
       for (const r of order.slice(i)) keep({ rid: r.rid, score: r.s1, exact: 1 });
       break;
     }
-    const batch = order.slice(i, i + BATCH);
+    const batch = order.slice(i, Math.min(i + BATCH, loaded));
     i += batch.length;
     const texts = await rowTexts(
       ex,

@@ -8,7 +8,7 @@
  *
  * The database is built once (minutes) into a file and reused: --db (default in the temp folder).
  *
- *   npx tsx bench/search-1m.ts [--rows 1000000] [--small 2000] [--runs 60] [--warm-rounds 150]
+ *   npx tsx bench/search-1m.ts [--rows 1000000] [--small 2000] [--runs 300] [--warm-rounds 150]
  *     [--db /tmp/reqlix-search-1m.db]
  */
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -25,7 +25,11 @@ import { openSearchData, type SearchWorkspace, VOCAB } from "./search-data.js";
 
 const ROWS = numberArg("rows", 1_000_000);
 const SMALL = numberArg("small", 2000);
-const RUNS = numberArg("runs", 60);
+// Enough queries per class that a p99 is a percentile, not the one worst query: with bench/lib.ts's
+// percentile (the value at floor(0.99 n) of the sorted times, 0-based), 60 queries made "p99" their maximum,
+// so one descheduling of the process decided a class. At 300 it is the third-worst query, as a p99 of 300
+// is; the worst query is reported beside it (max columns), so nothing is hidden.
+const RUNS = numberArg("runs", 300);
 const RAW_RUNS = numberArg("raw-runs", 3);
 const dbArg = process.argv.indexOf("--db");
 const DB = dbArg === -1 ? join(tmpdir(), `reqlix-search-${ROWS}.db`) : (process.argv[dbArg + 1] as string);
@@ -119,9 +123,11 @@ const fewClass = {
   name: `two words, < ${RANKED_CANDIDATES.toLocaleString("en")} matches`,
   queries: fewTwoWords,
 };
+/** How many of `n` sorted times lie above their p99 (bench/lib.ts's percentile). */
+const aboveP99 = (n: number) => n - 1 - Math.min(n - 1, Math.floor(0.99 * n));
 const stats = (times: number[]) => {
   const s = [...times].sort((a, b) => a - b);
-  return { p50: percentile(s, 50), p99: percentile(s, 99) };
+  return { p50: percentile(s, 50), p99: percentile(s, 99), max: s[s.length - 1] as number };
 };
 
 // The first multi-word query of a large workspace builds its word sample (search-split.ts; kept 10 minutes).
@@ -163,12 +169,16 @@ gcWatch.observe({ entryTypes: ["gc"] });
 const rows: Record<string, string | number>[] = [];
 let worstP99 = 0;
 let worstCpuP99 = 0;
+let worstMax = 0;
+let worstCpuMax = 0;
 for (const ws of [data.big, data.small]) {
   for (const c of ws === data.big ? [...classes, fewClass] : classes) {
     const queries = "queries" in c ? c.queries : Array.from({ length: RUNS }, () => c.make(ws));
     const cpuFrom = cpuTimes.length;
     const times: number[] = [];
     for (const q of queries) times.push((await viaTool(ws, q)).ms);
+    // The slowest query of the class, to tell a costly query from a stall (which any query could hit).
+    const slowest = queries[times.indexOf(Math.max(...times))] as string;
     const rawTimes: number[] = [];
     for (const q of queries.slice(0, RAW_RUNS)) rawTimes.push((await raw(ws, q)).ms);
     const f = stats(times);
@@ -176,6 +186,8 @@ for (const ws of [data.big, data.small]) {
     const r = stats(rawTimes);
     worstP99 = Math.max(worstP99, f.p99);
     worstCpuP99 = Math.max(worstCpuP99, cpu.p99);
+    worstMax = Math.max(worstMax, f.max);
+    worstCpuMax = Math.max(worstCpuMax, cpu.max);
     const sample = queries[0] as string;
     rows.push({
       workspace: `${ws.slug} (${ws.rows.toLocaleString("en")})`,
@@ -185,6 +197,9 @@ for (const ws of [data.big, data.small]) {
       p50_ms: +f.p50.toFixed(2),
       p99_ms: +f.p99.toFixed(2),
       cpu_p99_ms: +cpu.p99.toFixed(2),
+      max_ms: +f.max.toFixed(2),
+      cpu_max_ms: +cpu.max.toFixed(2),
+      slowest,
       raw_fts5_p50_ms: +r.p50.toFixed(2),
       raw_over_tool_p50: +(r.p50 / f.p50).toFixed(1),
     });
@@ -226,6 +241,8 @@ const summary = {
   warm_rounds: WARM_ROUNDS,
   worst_class_cpu_p99_ms: +worstCpuP99.toFixed(2),
   worst_class_wall_p99_ms: +worstP99.toFixed(2),
+  worst_query_cpu_ms: +worstCpuMax.toFixed(2),
+  worst_query_wall_ms: +worstMax.toFixed(2),
   target: `p99 ≤ ${TARGET_P99_MS} ms every class, both workspaces; top-10 overlap ≥ ${TARGET_OVERLAP} below 5,000 matches`,
   cpu_p99_pass: worstCpuP99 <= TARGET_P99_MS,
   wall_p99_pass: worstP99 <= TARGET_P99_MS,
@@ -252,11 +269,11 @@ const md = [
   "",
   `Run ${summary.date} on Node ${summary.node}, ${summary.cpus} cores, 1-minute load average ${summary.load_average_1m}. ${RUNS} queries per class through the search_requirements tool (argument parsing + handler), in the ${ROWS.toLocaleString("en")}-requirement workspace and in a ${SMALL.toLocaleString("en")}-requirement workspace of the same database; the raw FTS5 query (full bm25 over the workspace's matches) for ${RAW_RUNS} of them in the same run. CPU is what a query cost this process; wall time adds waiting for a core.`,
   "",
-  "| workspace | class | example | matches | p50 ms | p99 ms | CPU p99 ms | raw FTS5 p50 ms | raw / tool |",
-  "|---|---|---|---:|---:|---:|---:|---:|---:|",
+  "| workspace | class | example | matches | p50 ms | p99 ms | CPU p99 ms | max ms | CPU max ms | slowest | raw FTS5 p50 ms | raw / tool |",
+  "|---|---|---|---:|---:|---:|---:|---:|---:|---|---:|---:|",
   ...rows.map(
     (r) =>
-      `| ${r.workspace} | ${r.class} | \`${r.example}\` | ${r.matches} | ${r.p50_ms} | ${r.p99_ms} | ${r.cpu_p99_ms} | ${r.raw_fts5_p50_ms} | ${r.raw_over_tool_p50}× |`,
+      `| ${r.workspace} | ${r.class} | \`${r.example}\` | ${r.matches} | ${r.p50_ms} | ${r.p99_ms} | ${r.cpu_p99_ms} | ${r.max_ms} | ${r.cpu_max_ms} | \`${r.slowest}\` | ${r.raw_fts5_p50_ms} | ${r.raw_over_tool_p50}× |`,
   ),
   "",
   `Relevance (${judged.length} queries of the large workspace matching fewer than 5,000 rows): top-10 overlap with full bm25 min ${summary.overlap_min}, mean ${summary.overlap_mean} (target ≥ ${TARGET_OVERLAP}: ${summary.overlap_pass ? "met" : "NOT met"}).`,
@@ -268,6 +285,8 @@ const md = [
   `**CPU p99, worst class: ${summary.worst_class_cpu_p99_ms} ms** (target ≤ ${TARGET_P99_MS} ms: ${summary.cpu_p99_pass ? "met" : "NOT met"} on this run). CPU time is what a query costs this process, the measure that moves least with other processes' load.`,
   "",
   `**Wall p99, worst class: ${summary.worst_class_wall_p99_ms} ms** at 1-minute load ${summary.load_average_1m} on ${summary.cpus} cores (target ≤ ${TARGET_P99_MS} ms: ${summary.wall_p99_pass ? "met" : "NOT met"} on this run). Wall time adds waiting for a core.`,
+  "",
+  `The worst single query of any class: ${summary.worst_query_cpu_ms} ms CPU, ${summary.worst_query_wall_ms} ms wall (a class's p99 of ${RUNS} queries has ${aboveP99(RUNS)} slower than it).`,
   "",
   `Before them, ${WARM_ROUNDS} warm-up rounds of every class in both workspaces (other queries of the same kinds), so the compiler has settled. The heap is collected once after the warm-up (the setup's garbage); major collections during the measured queries: ${measuredMajorCollections}.`,
   "",

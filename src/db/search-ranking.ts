@@ -18,15 +18,17 @@ import type { Executor } from "./database.js";
 import {
   averageRowLength,
   BM25,
+  candidateTexts,
   idf,
   matchCounts,
   NO_MATCH,
-  ownScores,
   phrasesOf,
   type Ranked,
+  rankedAfter,
+  rankedBefore,
   type TitleIndex,
+  textBm25Part,
   titleTable,
-  weightedFrequency,
 } from "./search-scoring.js";
 import { snippetPhrases } from "./search-snippet.js";
 import { prepareSample, splitPage } from "./search-split.js";
@@ -388,32 +390,40 @@ type Page = (ex: Executor, s: Scoping, q: RankQuery, window: number | undefined)
 
 /**
  * Every match ranked by our own bm25 (search-scoring.ts): for a workspace searched through its term, where
- * bm25() would walk each word's doclist over the whole index. Its first page's bound is -1, so later pages
- * rank the same way.
+ * bm25() would walk each word's doclist over the whole index. Each match's words are counted in its stored
+ * text, as FTS5 counts them. Its first page's bound is -1, so later pages rank the same way.
  */
 async function ownPage(ex: Executor, q: RankQuery, rows: number, matches: number): Promise<Page> {
   const phrases = phrasesOf(q.phrases);
   const phraseMatch = (phrase: string) => workspaceMatch(q.workspaceId, phrase);
   const hits = phrases.length > 1 ? await matchCounts(ex, phrases.map(phraseMatch)) : [matches];
   const weights = hits.map((n) => idf(rows, n));
+  const words = phrases.map((p) => snippetPhrases(p)[0] ?? []);
   const avgdl = await averageRowLength(ex);
-  return (_ex, s, _q, window) => {
-    const keyset = q.after
-      ? sql`AND (exact, score, rid) > (${q.after[0]}, ${q.after[1]}, ${q.after[2]})`
-      : sql``;
-    const single = phrases.length === 1 ? sql`, ${weightedFrequency("f")} AS a0` : sql``;
-    const candidates = sql`c AS MATERIALIZED (
-           SELECT f.rowid AS rid, ${exactOf(q)} AS exact ${single}
-           FROM search_fts f ${q.join}
-           WHERE search_fts MATCH ${s.match} AND ${s.scope} AND ${q.where}
-           ORDER BY f.rowid DESC ${windowOf(window)})`;
-    return ex.all<PageRow>(sql`
-      WITH ${ownScores({ candidates, phraseMatch, phrases, weights, avgdl })},
-           m AS (SELECT count(*) AS n, min(rid) AS low FROM c)
-      SELECT r.rid, r.score, r.exact, -1 AS bound, m.n, m.low
-      FROM m LEFT JOIN (SELECT rid, score, exact FROM s WHERE 1 ${keyset}
-                        ORDER BY exact, score, rid LIMIT ${q.limit + 1}) r ON 1
-      ORDER BY r.exact, r.score, r.rid`);
+  return async (_ex, s, _q, window) => {
+    const found = await candidateTexts(
+      ex,
+      sql`c AS MATERIALIZED (
+        SELECT f.rowid AS rid, ${exactOf(q)} AS exact
+        FROM search_fts f ${q.join}
+        WHERE search_fts MATCH ${s.match} AND ${s.scope} AND ${q.where}
+        ORDER BY f.rowid DESC ${windowOf(window)})`,
+    );
+    const after = rankedAfter(q.after ? [q.after[0], q.after[1], q.after[2]] : undefined);
+    const ranked = found.rows
+      .map((r) => ({
+        rid: r.rid,
+        exact: r.exact,
+        score: -textBm25Part([r.c0, r.c1, r.c2], r.length, words, weights, avgdl),
+      }))
+      .filter(after)
+      .sort(rankedBefore)
+      .slice(0, q.limit + 1);
+    const meta = { bound: OWN_BM25, n: found.n, low: found.low };
+    // One row per result plus the window's size and lowest rowid (a lone row of NULLs when nothing is left).
+    return ranked.length > 0
+      ? ranked.map((r) => ({ ...r, ...meta }))
+      : [{ rid: null, score: 0, exact: 0, ...meta }];
   };
 }
 

@@ -5,14 +5,15 @@
  * query: ~30–60 ms for a common word at a million rows, whatever the caller's workspace holds. Here the same
  * formula (FTS5's: k1 = 1.2, b = 0.75, column weights 10/5/1, a row's length over the index's average) is
  * computed from what costs only the caller's rows:
- * - a phrase's frequency in a row: the instances `highlight()` marks in each column of that row;
- * - a row's length: its `search_fts_docsize` record (FTS5's varints, one per column, summed in SQL);
+ * - a phrase's frequency in a row: its instances in each column of the row's stored text, counted as FTS5's
+ *   unicode61 tokenizer splits and folds it (search-snippet.ts; bm25Part below);
+ * - a row's length: its `search_fts_docsize` record (FTS5's varints, one per column, summed);
  * - the average length: the index's averages record (`search_fts_data` id 1), one row;
  * - a phrase's weight (IDF): from its matches in the caller's workspace and the workspace's rows, not the
  *   whole index (the whole index is what made it slow, and other tenants' words should not weigh ours).
  * One phrase ranks exactly as bm25() does (the weight is a constant factor); several rank by the workspace's
- * own word statistics. Lengths are exact up to 8,191 tokens per column: a varint byte is read as the code
- * point of a one-byte text, which SQLite gives as is below 0xC0 (longer columns count as ~16,000).
+ * own word statistics. The text is counted here rather than by `highlight()` in SQL, which tokenizes each
+ * column again for every row: twice the cost at 2,000 matches.
  */
 import { type SQL, sql } from "drizzle-orm";
 import type { Executor } from "./database.js";
@@ -56,21 +57,6 @@ export function rankedAfter(key: readonly [number, number, number] | undefined):
   const last: Ranked = { exact: key[0], score: key[1], rid: key[2] };
   return (r) => rankedBefore(r, last) > 0;
 }
-
-/** A phrase's weighted frequency in the row of `table` (column weights 10/5/1, as search-ranking.ts's bm25()). */
-export const weightedFrequency = (table: string) =>
-  sql.raw(
-    [
-      ["10", 0, "reference_id"],
-      ["5", 1, "title"],
-      ["1", 2, "description"],
-    ]
-      .map(
-        ([w, col, name]) =>
-          `${w} * (length(highlight(search_fts, ${col}, char(1), '')) - length(${table}.${name}))`,
-      )
-      .join(" + "),
-  );
 
 /** The phrases of an ftsQuery match string (`"a" "b c"`), each still quoted. */
 export const phrasesOf = (match: string): string[] => match.match(/"[^"]*"/g) ?? [];
@@ -140,67 +126,74 @@ export async function matchCounts(
 export const idf = (rows: number, hits: number) =>
   Math.max(Math.log((rows - hits + 0.5) / (hits + 0.5)), 1e-6);
 
-/** docsize records of this table are at most 3 two-byte + 4 one-byte varints. */
-const SIZE_BYTES = 10;
-/** search_fts's columns (migration 0010: reference_id, title, description, ws and three UNINDEXED ones). */
-const FTS_COLUMNS = 7;
-/** The indexed ones come first: an UNINDEXED column's size is always 0. */
-const INDEXED_COLUMNS = 4;
-
-export interface OwnScoring {
-  /**
-   * The candidate rows: a MATERIALIZED CTE named `c` with columns rid and exact, and with one phrase also
-   * `a0`, its weightedFrequency (then no second cursor is needed).
-   */
-  candidates: SQL;
-  /** The caller's workspace match expression for one phrase (`{ws}: "wsN" AND {text}: (phrase)`). */
-  phraseMatch: (phrase: string) => string;
-  phrases: string[];
-  /** Each phrase's IDF over the workspace. */
-  weights: number[];
-  avgdl: number;
+/**
+ * The candidates' stored text and docsize records, with their count and lowest rowid, in one statement and
+ * one value: `candidates` is a MATERIALIZED CTE named `c` with columns rid and exact. The rows come as one
+ * JSON array rather than as result rows: the client converts a row of four values in ~6 µs, JSON.parse the
+ * same text in well under one (2,000 rows of a common word: 16 ms through highlight() in SQL, 8.6 here).
+ */
+export async function candidateTexts(
+  ex: Executor,
+  candidates: SQL,
+): Promise<{ n: number; low: number; rows: CandidateText[] }> {
+  const found = await ex.all<{ n: number; low: number | null; rows: string }>(sql`
+    WITH ${candidates}
+    SELECT count(*) AS n, min(c.rid) AS low,
+      json_group_array(json_array(c.rid, c.exact, t.c0, t.c1, t.c2, hex(d.sz))) AS rows
+    FROM c LEFT JOIN search_fts_content t ON t.id = c.rid LEFT JOIN search_fts_docsize d ON d.id = c.rid`);
+  const first = found[0];
+  const rows = JSON.parse(first?.rows ?? "[]") as [number, number, Text, Text, Text, string | null][];
+  return {
+    n: Number(first?.n ?? 0),
+    low: Number(first?.low ?? 0),
+    rows: rows.map(([rid, exact, c0, c1, c2, sz]) => ({
+      rid,
+      exact,
+      c0,
+      c1,
+      c2,
+      length: hexLength(sz ?? ""),
+    })),
+  };
 }
 
-/**
- * CTEs after `c` that end in `s (rid, exact, score)`: score is minus bm25 (lower is better), like bm25().
- * Each phrase's instances are counted by a cursor of its own over the workspace's matches of that phrase.
- */
-export function ownScores(o: OwnScoring): SQL {
-  const parts: SQL[] = [o.candidates];
-  const single = o.phrases.length === 1;
-  if (!single)
-    o.phrases.forEach((phrase, i) => {
-      parts.push(sql`, ${sql.raw(`p${i}`)} AS MATERIALIZED (
-      SELECT g.rowid AS rid, ${weightedFrequency("g")} AS a FROM search_fts g
-      WHERE search_fts MATCH ${o.phraseMatch(phrase)} AND +g.rowid IN (SELECT rid FROM c))`);
-    });
-  const joins = single ? [] : o.phrases.map((_, i) => sql.raw(` JOIN p${i} ON p${i}.rid = c.rid`));
-  const freqs = single ? [sql.raw("c.a0 AS a0")] : o.phrases.map((_, i) => sql.raw(`p${i}.a AS a${i}`));
-  const byte = (i: number) => `min(coalesce(unicode(CAST(substr(sz, ${i + 1}, 1) AS TEXT)), 0), 255)`;
-  // A varint byte ≥ 0x80 is the high part of a two-byte value: (b - 128) * 128.
-  const decoded = Array.from({ length: SIZE_BYTES }, (_, i) => {
-    const b = byte(i);
-    return `${b} + (${b} >> 7) * (127 * ${b} - 16384)`;
-  }).join(" + ");
-  // Nearly every record is one byte per column (every column under 128 tokens): then its length is the
-  // number of columns and the row's length the sum of its bytes (a tenth of a query's CPU spared), those of
-  // the indexed columns: an UNINDEXED column's byte is 0.
-  const oneByte = Array.from(
-    { length: INDEXED_COLUMNS },
-    (_, i) => `coalesce(unicode(CAST(substr(sz, ${i + 1}, 1) AS TEXT)), 0)`,
-  ).join(" + ");
-  const length = sql.raw(`CASE WHEN length(sz) = ${FTS_COLUMNS} THEN ${oneByte} ELSE ${decoded} END`);
-  const terms = o.phrases.map((_, i) => {
-    const w = o.weights[i] as number;
-    return sql.raw(`${w} * a${i} * ${K1 + 1} / (a${i} + ${K1} * (${1 - B} + ${B} * d / ${o.avgdl}))`);
-  });
-  parts.push(sql`,
-    z AS (
-      SELECT c.rid, c.exact, ${sql.join(freqs, sql`, `)}, ds.sz AS sz
-      FROM c ${sql.join(joins, sql``)} JOIN search_fts_docsize ds ON ds.id = c.rid),
-    x AS (SELECT *, ${length} AS d FROM z),
-    s AS (SELECT rid, exact, -(${sql.join(terms, sql` + `)}) AS score FROM x)`);
-  return sql.join(parts, sql``);
+type Text = string | null;
+
+/** A candidate's rowid, exact flag, stored text (reference id, title, text) and length in tokens. */
+export interface CandidateText {
+  rid: number;
+  exact: number;
+  c0: Text;
+  c1: Text;
+  c2: Text;
+  length: number;
+}
+
+/** A hex digit's value (SQLite's hex() writes 0-9 and A-F). */
+const hexDigit = (code: number) => (code <= 57 ? code - 48 : code - 55);
+
+/** The sum of the varints a hex string (SQLite's hex() of a docsize record) spells, as `varints` reads them. */
+export function hexLength(hex: string): number {
+  let sum = 0;
+  let v = 0;
+  let n = 0;
+  for (let i = 0; i + 1 < hex.length; i += 2) {
+    const b = (hexDigit(hex.charCodeAt(i)) << 4) | hexDigit(hex.charCodeAt(i + 1));
+    if (n === 8) {
+      sum += v * 256 + b;
+      v = 0;
+      n = 0;
+      continue;
+    }
+    v = v * 128 + (b & 0x7f);
+    n++;
+    if (b < 0x80) {
+      sum += v;
+      v = 0;
+      n = 0;
+    }
+  }
+  return n > 0 ? sum + v : sum;
 }
 
 /** A row's stored text (reference id, title, text) and its FTS5 docsize record, read for scoring here. */
@@ -235,9 +228,20 @@ export function bm25Part(
   avgdl: number,
 ): number {
   const length = varints(bytesOf(row.sz)).reduce((a, b) => a + b, 0);
+  return textBm25Part([row.c0, row.c1, row.c2], length, words, weights, avgdl);
+}
+
+/** bm25Part of a row's three text columns and its length in tokens. */
+export function textBm25Part(
+  columns: readonly Text[],
+  length: number,
+  words: readonly string[][],
+  weights: readonly number[],
+  avgdl: number,
+): number {
   const norm = K1 * (1 - B + (B * length) / avgdl);
   const freq = words.map(() => 0);
-  [row.c0, row.c1, row.c2].forEach((text, col) => {
+  columns.forEach((text, col) => {
     phraseCounts(text ?? "", words as string[][]).forEach((n, k) => {
       freq[k] = (freq[k] as number) + n * (COLUMN_WEIGHTS[col] as number);
     });

@@ -6,6 +6,7 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { AuthInfo } from "../../src/core/auth-info.js";
+import { hexLength, varints } from "../../src/db/search-scoring.js";
 import { foldedTokens, phraseCounts, snippetOf, snippetPhrases } from "../../src/db/search-snippet.js";
 import { createHarness, type Harness, ok } from "./harness.js";
 import { bm25Order, rankedPages, seedRequirements } from "./search-seed.js";
@@ -34,14 +35,15 @@ beforeAll(async () => {
   client = await h.connect(small);
   // Frequencies and lengths vary, so the order has something to show: "alpha" 0–3 times in the text,
   // in every 7th title, texts of different lengths (every 5th over 128 words: a two-byte length in FTS5's
-  // docsize record); "beta" in every 3rd row.
+  // docsize record); "beta" in every 3rd row; every 13th text not ASCII, with "alpha" accented and hyphenated
+  // (counted as FTS5's unicode61 folds and splits it).
   await seedRequirements(
     h.database,
     small,
     240,
     (n) => (n % 7 === 0 ? `Alpha title ${n}` : `Rule ${n}`),
     (n) =>
-      `${"alpha ".repeat(n % 4)}${n % 3 === 0 ? "beta " : ""}${"filler ".repeat(n % 11)}${n % 5 === 0 ? "long ".repeat(120 + n) : ""}item ${n}`,
+      `${"alpha ".repeat(n % 4)}${n % 3 === 0 ? "beta " : ""}${n % 13 === 0 ? "ÁLPHA café-alpha " : ""}${"filler ".repeat(n % 11)}${n % 5 === 0 ? "long ".repeat(120 + n) : ""}item ${n}`,
   );
 }, 120_000);
 
@@ -117,5 +119,23 @@ describe("phraseCounts", () => {
     for (const text of texts) expect(phraseCounts(text, words)).toEqual(reference(text));
     expect(phraseCounts(texts[0] as string, words)).toEqual([4, 1, 1]);
     expect(phraseCounts("send an e-mail, an E mail", [["e", "mail"], ["an"]])).toEqual([2, 2]);
+  });
+});
+
+describe("hexLength", () => {
+  test("sums a docsize record's varints from SQLite's hex(), as varints() reads the bytes", () => {
+    const records = [
+      [0x01, 0x02, 0x1e, 0x01, 0x00, 0x00, 0x00],
+      [0x02, 0x07, 0x81, 0x05, 0x01, 0x00, 0x00, 0x00],
+      [0xff, 0x7f, 0x83, 0xff, 0x7f],
+      [0x81, 0x81, 0x81, 0x81, 0x81, 0x81, 0x81, 0x81, 0xff, 0x03],
+      [0x85],
+      [],
+    ];
+    for (const bytes of records) {
+      const hex = Buffer.from(bytes).toString("hex").toUpperCase();
+      expect(hexLength(hex)).toBe(varints(new Uint8Array(bytes)).reduce((a, b) => a + b, 0));
+    }
+    expect(hexLength("0102810501000000")).toBe(1 + 2 + 133 + 1);
   });
 });

@@ -20,6 +20,8 @@ type Results = {
 let h: Harness;
 let small: AuthInfo;
 let client: Client;
+let plain: AuthInfo;
+let plainClient: Client;
 
 beforeAll(async () => {
   h = await createHarness();
@@ -45,6 +47,18 @@ beforeAll(async () => {
     (n) =>
       `${"alpha ".repeat(n % 4)}${n % 3 === 0 ? "beta " : ""}${n % 13 === 0 ? "ÁLPHA café-alpha " : ""}${"filler ".repeat(n % 11)}${n % 5 === 0 ? "long ".repeat(120 + n) : ""}item ${n}`,
   );
+  // ASCII text alone (counted through the lower-cased JSON value): mixed case, punctuation, "alpha" inside
+  // longer words that are not it.
+  plain = await h.member("pia", "viewer", "plain");
+  plainClient = await h.connect(plain);
+  await seedRequirements(
+    h.database,
+    plain,
+    120,
+    (n) => (n % 6 === 0 ? `ALPHA Title ${n}` : `Rule ${n}`),
+    (n) =>
+      `${"Alpha, ".repeat(n % 5)}alphabet alpha_x ${"pad ".repeat(n % 9)}${n % 2 === 0 ? "alpha-alpha " : ""}end ${n}`,
+  );
 }, 120_000);
 
 afterAll(async () => h?.close());
@@ -61,6 +75,13 @@ describe("our own bm25 in a small workspace", () => {
     const whole = await ok<Results>(client, "search_requirements", { query: "alpha", limit: 100 });
     expect(refs(whole)).toEqual(expected.slice(0, 100));
     expect((await allPages("alpha", 7)).map((i) => i.reference_id)).toEqual(expected);
+  });
+
+  test("one word in ASCII text alone: exactly bm25()'s order", async () => {
+    const expected = await bm25Order(h.database, plain, '"alpha"');
+    expect(expected.length).toBeGreaterThan(90);
+    const whole = await ok<Results>(plainClient, "search_requirements", { query: "alpha", limit: 100 });
+    expect(refs(whole)).toEqual(expected.slice(0, 100));
   });
 
   test("several words: every row with all of them, best first by score; pages neither skip nor repeat", async () => {

@@ -169,8 +169,12 @@ export async function rankedPage(ex: Executor, q: RankQuery): Promise<RankedPage
     const tier = await tierRanked(ex, s, q, undefined, false);
     if (Array.isArray(tier)) return { rows: tier, boundary: TIER_BM25 };
   }
+  // A workspace of at most RANKED_CANDIDATES rows has no more matches: its own ranking counts them itself.
+  const fewRows = s.rows !== undefined && s.rows <= RANKED_CANDIDATES;
   const matches =
-    bound === undefined || bound === OWN_BM25 ? await countUpTo(ex, s, q, RANKED_CANDIDATES + 1) : undefined;
+    (bound === undefined || bound === OWN_BM25) && !fewRows
+      ? await countUpTo(ex, s, q, RANKED_CANDIDATES + 1)
+      : undefined;
   const capped = bound === undefined ? (matches ?? 0) > RANKED_CANDIDATES : bound > 0;
   const own = bound === undefined ? !capped && s.rows !== undefined : bound === OWN_BM25;
   // The newest matches with every word in the reference id or title often fill the page alone: then only they
@@ -182,7 +186,7 @@ export async function rankedPage(ex: Executor, q: RankQuery): Promise<RankedPage
   const page: Page = capped
     ? newestPage
     : own
-      ? await ownPage(ex, q, s.rows ?? SMALL_WORKSPACE_ROWS, matches ?? 0)
+      ? await ownPage(ex, q, s.rows ?? SMALL_WORKSPACE_ROWS, matches)
       : bm25Page;
   let rows = await page(ex, s, q, q.after ? RANKED_CANDIDATES + 1 + LATER_PAGE_SLACK : RANKED_CANDIDATES + 1);
   const meta = rows[0];
@@ -393,11 +397,11 @@ type Page = (ex: Executor, s: Scoping, q: RankQuery, window: number | undefined)
  * bm25() would walk each word's doclist over the whole index. Each match's words are counted in its stored
  * text, as FTS5 counts them. Its first page's bound is -1, so later pages rank the same way.
  */
-async function ownPage(ex: Executor, q: RankQuery, rows: number, matches: number): Promise<Page> {
+async function ownPage(ex: Executor, q: RankQuery, rows: number, matches: number | undefined): Promise<Page> {
   const phrases = phrasesOf(q.phrases);
   const phraseMatch = (phrase: string) => workspaceMatch(q.workspaceId, phrase);
-  const hits = phrases.length > 1 ? await matchCounts(ex, phrases.map(phraseMatch)) : [matches];
-  const weights = hits.map((n) => idf(rows, n));
+  // One phrase's matches: counted, or (no more than the window holds) the window's own count.
+  const hits = phrases.length > 1 ? await matchCounts(ex, phrases.map(phraseMatch)) : undefined;
   const words = phrases.map((p) => snippetPhrases(p)[0] ?? []);
   const avgdl = await averageRowLength(ex);
   return async (_ex, s, _q, window) => {
@@ -409,6 +413,7 @@ async function ownPage(ex: Executor, q: RankQuery, rows: number, matches: number
         WHERE search_fts MATCH ${s.match} AND ${s.scope} AND ${q.where}
         ORDER BY f.rowid DESC ${windowOf(window)})`,
     );
+    const weights = (hits ?? [matches ?? found.n]).map((n) => idf(rows, n));
     const after = rankedAfter(q.after ? [q.after[0], q.after[1], q.after[2]] : undefined);
     const ranked = found.rows
       .map((r) => ({

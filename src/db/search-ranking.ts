@@ -18,6 +18,7 @@ import type { Executor } from "./database.js";
 import {
   averageRowLength,
   BM25,
+  bm25Part,
   candidateTexts,
   idf,
   matchCounts,
@@ -27,7 +28,6 @@ import {
   rankedAfter,
   rankedBefore,
   type TitleIndex,
-  textBm25Part,
   titleTable,
 } from "./search-scoring.js";
 import { snippetPhrases } from "./search-snippet.js";
@@ -419,7 +419,7 @@ async function ownPage(ex: Executor, q: RankQuery, rows: number, matches: number
       .map((r) => ({
         rid: r.rid,
         exact: r.exact,
-        score: -textBm25Part([r.c0, r.c1, r.c2], r.length, words, weights, avgdl),
+        score: -bm25Part(r, words, weights, avgdl),
       }))
       .filter(after)
       .sort(rankedBefore)

@@ -127,40 +127,56 @@ export const idf = (rows: number, hits: number) =>
   Math.max(Math.log((rows - hits + 0.5) / (hits + 0.5)), 1e-6);
 
 /**
- * The candidates' stored text and docsize records, with their count and lowest rowid, in one statement and
- * one value: `candidates` is a MATERIALIZED CTE named `c` with columns rid and exact. The rows come as one
- * JSON array rather than as result rows: the client converts a row of four values in ~6 µs, JSON.parse the
- * same text in well under one (2,000 rows of a common word: 16 ms through highlight() in SQL, 8.6 here).
+ * Rows' stored text and lengths come from SQL as one JSON value, `json_group_array` of ROW_JSON's arrays,
+ * rather than as result rows: the client converts a row of five values in ~6 µs, JSON.parse the same text in
+ * well under one (a small workspace's 2,000 matches of a common word: 16 ms through highlight() in SQL,
+ * 8.6 here; the split ranking's 1,024 rows in four batches: 15.7 ms as result rows, 6.8 here).
  */
-export async function candidateTexts(
-  ex: Executor,
-  candidates: SQL,
-): Promise<{ n: number; low: number; rows: CandidateText[] }> {
-  const found = await ex.all<{ n: number; low: number | null; rows: string }>(sql`
-    WITH ${candidates}
-    SELECT count(*) AS n, min(c.rid) AS low,
-      json_group_array(json_array(c.rid, c.exact, t.c0, t.c1, t.c2, hex(d.sz))) AS rows
-    FROM c LEFT JOIN search_fts_content t ON t.id = c.rid LEFT JOIN search_fts_docsize d ON d.id = c.rid`);
-  const first = found[0];
-  const rows = JSON.parse(first?.rows ?? "[]") as [number, number, Text, Text, Text, string | null][];
-  return {
-    n: Number(first?.n ?? 0),
-    low: Number(first?.low ?? 0),
-    rows: rows.map(([rid, exact, c0, c1, c2, sz]) => ({
+const textsOf = (json: string | null | undefined): RowText[] =>
+  (JSON.parse(json ?? "[]") as [number, number, Text, Text, Text, Text][]).map(
+    ([rid, exact, c0, c1, c2, sz]) => ({
       rid,
       exact,
       c0,
       c1,
       c2,
       length: hexLength(sz ?? ""),
-    })),
-  };
+    }),
+  );
+
+/** One row of textsOf's JSON: `rid` and `exact` as SQL, the FTS5 content row `t` and docsize row `d`. */
+const rowJson = (rid: SQL, exact: SQL) =>
+  sql`json_group_array(json_array(${rid}, ${exact}, t.c0, t.c1, t.c2, hex(d.sz)))`;
+
+/**
+ * The candidates' text and lengths, with their count and lowest rowid, in one statement: `candidates` is a
+ * MATERIALIZED CTE named `c` with columns rid and exact.
+ */
+export async function candidateTexts(
+  ex: Executor,
+  candidates: SQL,
+): Promise<{ n: number; low: number; rows: RowText[] }> {
+  const found = await ex.all<{ n: number; low: number | null; rows: string }>(sql`
+    WITH ${candidates}
+    SELECT count(*) AS n, min(c.rid) AS low, ${rowJson(sql`c.rid`, sql`c.exact`)} AS rows
+    FROM c LEFT JOIN search_fts_content t ON t.id = c.rid LEFT JOIN search_fts_docsize d ON d.id = c.rid`);
+  const first = found[0];
+  return { n: Number(first?.n ?? 0), low: Number(first?.low ?? 0), rows: textsOf(first?.rows) };
+}
+
+/** The stored text and length of these rows (FTS5's content table, read directly by rowid). */
+export async function rowTexts(ex: Executor, rids: readonly number[]): Promise<RowText[]> {
+  if (rids.length === 0) return [];
+  const found = await ex.all<{ rows: string }>(sql`SELECT ${rowJson(sql`t.id`, sql`1`)} AS rows
+    FROM search_fts_content t JOIN search_fts_docsize d ON d.id = t.id
+    WHERE t.id IN (SELECT value FROM json_each(${JSON.stringify(rids)}))`);
+  return textsOf(found[0]?.rows);
 }
 
 type Text = string | null;
 
-/** A candidate's rowid, exact flag, stored text (reference id, title, text) and length in tokens. */
-export interface CandidateText {
+/** A row's rowid, exact flag, stored text (reference id, title, text) and length in tokens. */
+export interface RowText {
   rid: number;
   exact: number;
   c0: Text;
@@ -196,23 +212,6 @@ export function hexLength(hex: string): number {
   return n > 0 ? sum + v : sum;
 }
 
-/** A row's stored text (reference id, title, text) and its FTS5 docsize record, read for scoring here. */
-export interface RowText {
-  rid: number;
-  c0: string | null;
-  c1: string | null;
-  c2: string | null;
-  sz: ArrayBuffer | Uint8Array;
-}
-
-/** The stored text and docsize record of these rows (FTS5's content table, read directly by rowid). */
-export async function rowTexts(ex: Executor, rids: readonly number[]): Promise<RowText[]> {
-  if (rids.length === 0) return [];
-  return ex.all<RowText>(sql`SELECT t.id AS rid, t.c0, t.c1, t.c2, d.sz AS sz
-    FROM search_fts_content t JOIN search_fts_docsize d ON d.id = t.id
-    WHERE t.id IN (SELECT value FROM json_each(${JSON.stringify(rids)}))`);
-}
-
 /** Column weights of bm25() here (reference id, title, text), as search-ranking.ts calls it. */
 const COLUMN_WEIGHTS = [10, 5, 1] as const;
 
@@ -227,21 +226,9 @@ export function bm25Part(
   weights: readonly number[],
   avgdl: number,
 ): number {
-  const length = varints(bytesOf(row.sz)).reduce((a, b) => a + b, 0);
-  return textBm25Part([row.c0, row.c1, row.c2], length, words, weights, avgdl);
-}
-
-/** bm25Part of a row's three text columns and its length in tokens. */
-export function textBm25Part(
-  columns: readonly Text[],
-  length: number,
-  words: readonly string[][],
-  weights: readonly number[],
-  avgdl: number,
-): number {
-  const norm = K1 * (1 - B + (B * length) / avgdl);
+  const norm = K1 * (1 - B + (B * row.length) / avgdl);
   const freq = words.map(() => 0);
-  columns.forEach((text, col) => {
+  [row.c0, row.c1, row.c2].forEach((text, col) => {
     phraseCounts(text ?? "", words as string[][]).forEach((n, k) => {
       freq[k] = (freq[k] as number) + n * (COLUMN_WEIGHTS[col] as number);
     });

@@ -115,17 +115,20 @@ async function sampleOf(ex: Executor, lo: number, hi: number): Promise<Sample> {
   const step = Math.max(1, Math.floor((Number(span[0]?.b ?? lo) - a) / SAMPLE_ROWS));
   // Evenly spaced rowids, each moved to the next existing row: the same sample for the same rows. The FTS5
   // content table is read directly (c0–c2: reference id, title, text), as by rowid through search_fts.
-  const rows = await ex.all<{ c0: string | null; c1: string | null; c2: string | null }>(sql`
+  // As one JSON value (as search-scoring.ts's rowTexts): the client converts result rows far more slowly.
+  const found = await ex.all<{ rows: string | null }>(sql`
     WITH RECURSIVE k(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM k WHERE i < ${SAMPLE_ROWS - 1}),
          p AS MATERIALIZED (SELECT DISTINCT (SELECT id FROM search_fts_docsize
                               WHERE id >= ${a} + k.i * ${step} AND id <= ${hi} ORDER BY id LIMIT 1) AS id FROM k)
-    SELECT t.c0, t.c1, t.c2 FROM p CROSS JOIN search_fts_content t ON t.id = p.id`);
-  const texts = rows.map((r) => [
-    ...foldedTokens(r.c0 ?? ""),
+    SELECT json_group_array(json_array(t.c0, t.c1, t.c2)) AS rows
+    FROM p CROSS JOIN search_fts_content t ON t.id = p.id`);
+  const rows = JSON.parse(found[0]?.rows ?? "[]") as (string | null)[][];
+  const texts = rows.map(([c0, c1, c2]) => [
+    ...foldedTokens(c0 ?? ""),
     "",
-    ...foldedTokens(r.c1 ?? ""),
+    ...foldedTokens(c1 ?? ""),
     "",
-    ...foldedTokens(r.c2 ?? ""),
+    ...foldedTokens(c2 ?? ""),
   ]);
   let byRange = samples.get(ex);
   if (!byRange) {

@@ -153,7 +153,8 @@ type PageRow = { rid: number | null; score: number; exact: number; bound: number
  * then bm25, then rowid, when the workspace has at most RANKED_CANDIDATES matches. With more, bm25 would
  * cost a walk of every match and of each word's whole doclist: the newest RANKED_CANDIDATES matches are
  * listed instead, those with every word in the reference id or title first, each group newest first
- * (score 1 and 0). Only rowids and scores: stored text is read for the page alone.
+ * (score 1 and 0). Only rowids and scores come back: stored text is read for the page, and for the rows a
+ * ranking of our own scores (search-scoring.ts).
  */
 export async function rankedPage(ex: Executor, q: RankQuery): Promise<RankedPage> {
   const s = await scopingOf(ex, q);

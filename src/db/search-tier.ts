@@ -137,7 +137,7 @@ async function tierRows(ex: Executor, q: TierQuery, tier: number[]): Promise<Ran
   const weights = (await wordRows(ex, q, words, indexRows)).map((n) => idf(indexRows, n));
   const texts = await rowTexts(ex, tier);
   return texts
-    .map((t) => ({ rid: Number(t.rid), score: -bm25Part(t, words, weights, avgdl), exact: TITLE_TIER }))
+    .map((t) => ({ rid: t.rid, score: -bm25Part(t, words, weights, avgdl), exact: TITLE_TIER }))
     .filter(rankedAfter(after))
     .sort(rankedBefore);
 }

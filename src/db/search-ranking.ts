@@ -100,6 +100,10 @@ async function workspaceRows(ex: Executor, workspaceId: number): Promise<number>
   return n;
 }
 
+/** The cursor's place in a ranking's order (exact, score, rowid), without its candidate bound. */
+const orderKey = (q: RankQuery): [number, number, number] | undefined =>
+  q.after ? [q.after[0], q.after[1], q.after[2]] : undefined;
+
 export interface RankQuery {
   workspaceId: number;
   /** The user's phrases (ftsQuery). */
@@ -341,7 +345,7 @@ function tierRanked(
     join: q.join,
     scope: s.scope,
     where: q.where,
-    after: q.after ? [q.after[0], q.after[1], q.after[2]] : undefined,
+    after: orderKey(q),
     want: q.limit + 1,
     most: RANKED_CANDIDATES,
     counted,
@@ -362,7 +366,7 @@ function splitRanked(ex: Executor, s: Scoping, q: RankQuery): Promise<Ranked[] |
       WHERE search_fts MATCH ${s.match} AND ${s.scope} AND ${q.where}
       ORDER BY f.rowid LIMIT ${RANKED_CANDIDATES + 1})`,
     most: q.after ? undefined : RANKED_CANDIDATES,
-    after: q.after ? [q.after[0], q.after[1], q.after[2]] : undefined,
+    after: orderKey(q),
     want: q.limit + 1,
   });
 }
@@ -415,7 +419,7 @@ async function ownPage(ex: Executor, q: RankQuery, rows: number, matches: number
         ORDER BY f.rowid DESC ${windowOf(window)})`,
     );
     const weights = (hits ?? [matches ?? found.n]).map((n) => idf(rows, n));
-    const after = rankedAfter(q.after ? [q.after[0], q.after[1], q.after[2]] : undefined);
+    const after = rankedAfter(orderKey(q));
     const ranked: Ranked[] = [];
     for (const r of found.rows) {
       const row = { rid: r.rid, exact: r.exact, score: -bm25Part(r, words, weights, avgdl) };

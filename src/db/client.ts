@@ -5,7 +5,7 @@
  */
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
-import { createClient } from "@libsql/client";
+import { type Client, createClient } from "@libsql/client";
 import { DomainError } from "../core/errors.js";
 import { type Database, type DatabaseOptions, databaseFromClient } from "./database.js";
 
@@ -63,20 +63,29 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     ...(options.authToken ? { authToken: options.authToken } : {}),
     timeout: options.busyTimeoutMs ?? 250,
   });
-  if (url.startsWith("file:")) {
-    // WAL lets reads run beside the one writer; foreign keys keep workspace-scoped rows consistent.
-    if (!inMemory) {
-      await client.execute("PRAGMA journal_mode = WAL");
-      // Search at a million rows reads FTS5 doclists of many pages: mapping the file and a larger page cache
-      // cut its p50 by 15–20% (bench/search-1m.ts). mmap uses the OS page cache, not the heap.
-      await client.execute(`PRAGMA mmap_size = ${MMAP_BYTES}`);
-      await client.execute(`PRAGMA cache_size = -${CACHE_KIB}`);
-    }
-    await client.execute("PRAGMA foreign_keys = ON");
-  }
+  // Per-connection settings. The embedded client keeps a pool of connections, and each new one starts with
+  // SQLite's defaults (a 2 MiB cache, no mmap): these are applied at open and again after every reconnect
+  // (the seam reopens the pool after SQLITE_BUSY). Connections the pool adds while a transaction holds this
+  // one still start with the defaults: the client has no hook for them (docs/ARCHITECTURE.md).
+  const configure = url.startsWith("file:")
+    ? async (c: Client) => {
+        if (!inMemory) {
+          // Search at a million rows reads FTS5 doclists of many pages: mapping the file and a larger page
+          // cache cut its p50 by 15–20% (bench/search-1m.ts). mmap uses the OS page cache, not the heap.
+          await c.execute(`PRAGMA mmap_size = ${MMAP_BYTES}`);
+          await c.execute(`PRAGMA cache_size = -${CACHE_KIB}`);
+        }
+        await c.execute("PRAGMA foreign_keys = ON");
+      }
+    : undefined;
+  // WAL lets reads run beside the one writer (a setting of the file: once); foreign keys keep
+  // workspace-scoped rows consistent.
+  if (url.startsWith("file:") && !inMemory) await client.execute("PRAGMA journal_mode = WAL");
+  await configure?.(client);
   return databaseFromClient(client, {
     serializeWrites: true,
     serializeReads: inMemory,
+    ...(configure ? { configure } : {}),
     ...(options.busyRetries !== undefined ? { busyRetries: options.busyRetries } : {}),
     ...(options.onBusy ? { onBusy: options.onBusy } : {}),
   });

@@ -72,6 +72,11 @@ export interface DatabaseOptions {
   busyRetries?: number;
   /** Told about every SQLITE_BUSY a write met (after the reconnect); for logs and tests. */
   onBusy?: (attempt: number, err: unknown) => void;
+  /**
+   * Per-connection settings (the embedded client's pragmas), run again after every reconnect: a reconnect
+   * replaces the client's connections with fresh ones at SQLite's defaults.
+   */
+  configure?: (client: Client) => Promise<void>;
 }
 
 /** A FIFO async mutex: each task starts when the previous one settled. */
@@ -134,7 +139,9 @@ export function databaseFromClient(client: Client, options: DatabaseOptions = {}
   // request of a Worker isolate shares, failing their calls in flight, so a remote write only retries.
   const reconnectsAfterBusy = client.protocol === "file";
   const reconnect = async () => {
-    if (reconnectsAfterBusy) await client.reconnect();
+    if (!reconnectsAfterBusy) return;
+    await client.reconnect();
+    await options.configure?.(client);
   };
 
   /** `attempt` in the write queue, again after each SQLITE_BUSY (a reconnect and an async back-off). */

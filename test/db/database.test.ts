@@ -155,6 +155,28 @@ describe("SQLITE_BUSY", () => {
     }
   });
 
+  it("the connection a reconnect opens gets the same settings as the first one", async () => {
+    const settingsOf = async (db: Database) => {
+      const values = [];
+      for (const pragma of ["cache_size", "mmap_size", "foreign_keys"]) {
+        values.push(Object.values((await db.client.execute(`PRAGMA ${pragma}`)).rows[0] ?? {})[0]);
+      }
+      return values;
+    };
+    // What openDatabase sets (client.ts), not SQLite's defaults for a new connection (-2000, 0).
+    expect(await settingsOf(await open())).toEqual([-32768, 268435456, 1]);
+    const busy: number[] = [];
+    const db = await open({ busyTimeoutMs: 30, onBusy: (attempt) => busy.push(attempt) });
+    const lock = await lockHeldFor(150);
+    try {
+      await db.write((t) => insertEpic(t, 1, "after busy"));
+      expect(busy.length).toBeGreaterThan(0); // the reconnect really ran
+    } finally {
+      lock.end();
+    }
+    expect(await settingsOf(db)).toEqual([-32768, 268435456, 1]);
+  });
+
   it("a lock held past every retry fails clearly as unavailable and stores nothing", async () => {
     const busy: number[] = [];
     const db = await open({ busyTimeoutMs: 10, busyRetries: 2, onBusy: (attempt) => busy.push(attempt) });

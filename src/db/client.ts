@@ -51,6 +51,20 @@ function filePathOf(url: string): string | undefined {
   return rest;
 }
 
+/**
+ * Stores CACHE_KIB as the file's suggested page cache (`default_cache_size`, kept in its header), which every
+ * connection opened on the file starts with, those the pool opens by itself included. Written only when it
+ * differs, so an open writes nothing after the first. SQLite calls the pragma deprecated; a build without it
+ * ignores it, and then only the configured connection has the larger cache.
+ */
+async function suggestCacheSize(client: Client): Promise<void> {
+  const first = async (pragma: string) => Number((await client.execute(`PRAGMA ${pragma}`)).rows[0]?.[0]);
+  const pages = Math.ceil((CACHE_KIB * 1024) / (await first("page_size")));
+  if ((await first("default_cache_size")) !== pages) {
+    await client.execute(`PRAGMA default_cache_size = ${pages}`);
+  }
+}
+
 export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
   const url = normalizeDbUrl(options.url);
   const path = filePathOf(url);
@@ -66,7 +80,8 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   // Per-connection settings. The embedded client keeps a pool of connections, and each new one starts with
   // SQLite's defaults (a 2 MiB cache, no mmap): these are applied at open and again after every reconnect
   // (the seam reopens the pool after SQLITE_BUSY). Connections the pool adds while a transaction holds this
-  // one still start with the defaults: the client has no hook for them (docs/ARCHITECTURE.md).
+  // one get the file's suggested cache (suggestCacheSize) but no mmap: the client has no hook for them
+  // (docs/ARCHITECTURE.md).
   const configure = url.startsWith("file:")
     ? async (c: Client) => {
         if (!inMemory) {
@@ -80,7 +95,10 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     : undefined;
   // WAL lets reads run beside the one writer (a setting of the file: once); foreign keys keep
   // workspace-scoped rows consistent.
-  if (url.startsWith("file:") && !inMemory) await client.execute("PRAGMA journal_mode = WAL");
+  if (url.startsWith("file:") && !inMemory) {
+    await client.execute("PRAGMA journal_mode = WAL");
+    await suggestCacheSize(client);
+  }
   await configure?.(client);
   return databaseFromClient(client, {
     serializeWrites: true,

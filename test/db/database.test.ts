@@ -177,6 +177,23 @@ describe("SQLITE_BUSY", () => {
     expect(await settingsOf(db)).toEqual([-32768, 268435456, 1]);
   });
 
+  it("a connection the pool opens while a transaction holds the first starts with the same page cache", async () => {
+    const db = await open();
+    const first = async (pragma: string) =>
+      Number((await db.client.execute(`PRAGMA ${pragma}`)).rows[0]?.[0]);
+    const pageSize = await first("page_size");
+    // cache_size is in KiB when negative, in pages when positive.
+    const cacheBytes = (v: number) => (v < 0 ? -v * 1024 : v * pageSize);
+    expect(cacheBytes(await first("cache_size"))).toBe(32 * 1024 * 1024);
+    const held = await db.client.transaction("read");
+    try {
+      // The configured connection is held: this statement runs on one the pool opens now.
+      expect(cacheBytes(await first("cache_size"))).toBe(32 * 1024 * 1024);
+    } finally {
+      held.close();
+    }
+  });
+
   it("a lock held past every retry fails clearly as unavailable and stores nothing", async () => {
     const busy: number[] = [];
     const db = await open({ busyTimeoutMs: 10, busyRetries: 2, onBusy: (attempt) => busy.push(attempt) });

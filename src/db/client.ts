@@ -90,11 +90,11 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
           await c.execute(`PRAGMA mmap_size = ${MMAP_BYTES}`);
           await c.execute(`PRAGMA cache_size = -${CACHE_KIB}`);
         }
+        // Foreign keys keep workspace-scoped rows consistent.
         await c.execute("PRAGMA foreign_keys = ON");
       }
     : undefined;
-  // WAL lets reads run beside the one writer (a setting of the file: once); foreign keys keep
-  // workspace-scoped rows consistent.
+  // WAL lets reads run beside the one writer (a setting of the file: once).
   if (url.startsWith("file:") && !inMemory) {
     await client.execute("PRAGMA journal_mode = WAL");
     await suggestCacheSize(client);

@@ -46,6 +46,11 @@ async function insertEpic(tx: Tx, workspaceId: number, title: string): Promise<s
   return referenceId;
 }
 
+/** A pragma's value on the connection the client lends for one statement. */
+async function pragmaOf(db: Database, pragma: string): Promise<number> {
+  return Number((await db.client.execute(`PRAGMA ${pragma}`)).rows[0]?.[0]);
+}
+
 async function storedRefs(workspaceId: number): Promise<string[]> {
   // A separate client: what another process (or a restart) sees on disk.
   const client = createClient({ url });
@@ -156,13 +161,11 @@ describe("SQLITE_BUSY", () => {
   });
 
   it("the connection a reconnect opens gets the same settings as the first one", async () => {
-    const settingsOf = async (db: Database) => {
-      const values = [];
-      for (const pragma of ["cache_size", "mmap_size", "foreign_keys"]) {
-        values.push(Object.values((await db.client.execute(`PRAGMA ${pragma}`)).rows[0] ?? {})[0]);
-      }
-      return values;
-    };
+    const settingsOf = async (db: Database) => [
+      await pragmaOf(db, "cache_size"),
+      await pragmaOf(db, "mmap_size"),
+      await pragmaOf(db, "foreign_keys"),
+    ];
     // What openDatabase sets (client.ts), not SQLite's defaults for a new connection (-2000, 0).
     expect(await settingsOf(await open())).toEqual([-32768, 268435456, 1]);
     const busy: number[] = [];
@@ -179,16 +182,14 @@ describe("SQLITE_BUSY", () => {
 
   it("a connection the pool opens while a transaction holds the first starts with the same page cache", async () => {
     const db = await open();
-    const first = async (pragma: string) =>
-      Number((await db.client.execute(`PRAGMA ${pragma}`)).rows[0]?.[0]);
-    const pageSize = await first("page_size");
+    const pageSize = await pragmaOf(db, "page_size");
     // cache_size is in KiB when negative, in pages when positive.
     const cacheBytes = (v: number) => (v < 0 ? -v * 1024 : v * pageSize);
-    expect(cacheBytes(await first("cache_size"))).toBe(32 * 1024 * 1024);
+    expect(cacheBytes(await pragmaOf(db, "cache_size"))).toBe(32 * 1024 * 1024);
     const held = await db.client.transaction("read");
     try {
       // The configured connection is held: this statement runs on one the pool opens now.
-      expect(cacheBytes(await first("cache_size"))).toBe(32 * 1024 * 1024);
+      expect(cacheBytes(await pragmaOf(db, "cache_size"))).toBe(32 * 1024 * 1024);
     } finally {
       held.close();
     }

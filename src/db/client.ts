@@ -55,13 +55,18 @@ function filePathOf(url: string): string | undefined {
  * Stores CACHE_KIB as the file's suggested page cache (`default_cache_size`, kept in its header), which every
  * connection opened on the file starts with, those the pool opens by itself included. Written only when it
  * differs, so an open writes nothing after the first. SQLite calls the pragma deprecated; a build without it
- * ignores it, and then only the configured connection has the larger cache.
+ * ignores it, and then only the configured connection has the larger cache. A hint only: a file that cannot
+ * take the write (read-only, or locked by another writer) opens without it, and start-up's write probe says
+ * what is wrong with it.
  */
 async function suggestCacheSize(client: Client): Promise<void> {
   const first = async (pragma: string) => Number((await client.execute(`PRAGMA ${pragma}`)).rows[0]?.[0]);
   const pages = Math.ceil((CACHE_KIB * 1024) / (await first("page_size")));
-  if ((await first("default_cache_size")) !== pages) {
+  if ((await first("default_cache_size")) === pages) return;
+  try {
     await client.execute(`PRAGMA default_cache_size = ${pages}`);
+  } catch {
+    // See above: the connections keep SQLite's default cache until a later open can store it.
   }
 }
 

@@ -8,6 +8,7 @@
 import { execFileSync } from "node:child_process";
 import { chmodSync, existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { createClient } from "@libsql/client";
 import { afterAll, describe, expect, it } from "vitest";
 import { createApp } from "../../src/app.js";
 import { freePort } from "../../src/cli/libsql-dev-wrangler.js";
@@ -157,6 +158,30 @@ describe("npm start refuses, in one line, to start with", () => {
 });
 
 describe("/healthz", () => {
+  it("a read-only file whose header lacks the suggested page cache (an older reqlix's) opens, and says read-only", async () => {
+    const { url, file } = await migratedDatabase();
+    // openDatabase stores the page cache in the file's header when it differs (db/client.ts): here it differs
+    // and the file cannot take the write. The cache is a hint, so the file opens all the same.
+    const older = createClient({ url });
+    await older.execute("PRAGMA default_cache_size = 500");
+    older.close();
+    makeReadOnly(file);
+    const database = await openDatabase({ url });
+    try {
+      const app = createApp({
+        database,
+        logger: createJsonLogger({ write: () => {}, level: "error" }),
+        version: "0.0.0-test",
+      });
+      const res = await app.request("/healthz");
+      expect(res.status).toBe(503);
+      expect(await res.json()).toMatchObject({ error: expect.stringMatching(/read-only/) });
+      expect(Number((await database.client.execute("PRAGMA default_cache_size")).rows[0]?.[0])).toBe(500);
+    } finally {
+      await database.close();
+    }
+  });
+
   it("answers 503 with the reason when the database can be read but not written", async () => {
     const { url, file } = await migratedDatabase();
     makeReadOnly(file);

@@ -1,5 +1,5 @@
 /**
- * A large workspace's first page guesses from a probe (its oldest 1,000 matches, scaled by the rowids they
+ * A large workspace's first page guesses from a probe (its oldest 250 matches, scaled by the rowids they
  * span) whether a query has more matches than are ranked, and takes the cheaper path at once (issue 16,
  * item 1). A guess is only a cost: below the bound the answer is bm25()'s full ranking, above it the newest
  * matches with the note, whichever way the probe guessed; paging keeps every row once across the switch.
@@ -31,8 +31,8 @@ beforeAll(async () => {
   // "alpha beta": 2,250 rows spread evenly (each word in under a fifth of the rows, so bm25() ranks them);
   // "kappa lambda": every one of the oldest 1,200 rows, then one in fifty (1,716); "mango nectar": one in
   // sixty of the oldest 20,000, then every one of the newest 4,800 (5,133); "omega sigma": one in six of the
-  // oldest 5,400, then one in five (5,220; the probe scales its first 1,000 to about 4,600); "psi chi": one in
-  // five of the oldest 5,000, then one in six (4,666; scaled to 5,400); "widget gadget": about a third.
+  // oldest 5,400, then one in five (5,220; the probe scales its first 250 to about 4,500); "psi chi": one in
+  // five of the oldest 5,000, then one in six (4,666; scaled to about 5,400); "widget gadget": about a third.
   await seedNumbered(
     h.database,
     large,

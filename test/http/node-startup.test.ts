@@ -12,7 +12,7 @@ import { createClient } from "@libsql/client";
 import { afterAll, describe, expect, it } from "vitest";
 import { createApp } from "../../src/app.js";
 import { freePort } from "../../src/cli/libsql-dev-wrangler.js";
-import { openDatabase } from "../../src/db/client.js";
+import { type Database, openDatabase } from "../../src/db/client.js";
 import { createJsonLogger } from "../../src/http/logger.js";
 import {
   cleanupNodeProcesses,
@@ -157,6 +157,20 @@ describe("npm start refuses, in one line, to start with", () => {
   });
 });
 
+/** The app over `url`, opened as the server opens it; closed after `fn`. */
+async function withApp(
+  url: string,
+  fn: (app: ReturnType<typeof createApp>, database: Database) => Promise<void>,
+) {
+  const database = await openDatabase({ url });
+  try {
+    const logger = createJsonLogger({ write: () => {}, level: "error" });
+    await fn(createApp({ database, logger, version: "0.0.0-test" }), database);
+  } finally {
+    await database.close();
+  }
+}
+
 describe("/healthz", () => {
   it("a read-only file whose header lacks the suggested page cache (an older reqlix's) opens, and says read-only", async () => {
     const { url, file } = await migratedDatabase();
@@ -166,40 +180,24 @@ describe("/healthz", () => {
     await older.execute("PRAGMA default_cache_size = 500");
     older.close();
     makeReadOnly(file);
-    const database = await openDatabase({ url });
-    try {
-      const app = createApp({
-        database,
-        logger: createJsonLogger({ write: () => {}, level: "error" }),
-        version: "0.0.0-test",
-      });
+    await withApp(url, async (app, database) => {
       const res = await app.request("/healthz");
       expect(res.status).toBe(503);
       expect(await res.json()).toMatchObject({ error: expect.stringMatching(/read-only/) });
       expect(Number((await database.client.execute("PRAGMA default_cache_size")).rows[0]?.[0])).toBe(500);
-    } finally {
-      await database.close();
-    }
+    });
   });
 
   it("answers 503 with the reason when the database can be read but not written", async () => {
     const { url, file } = await migratedDatabase();
     makeReadOnly(file);
-    const database = await openDatabase({ url });
-    try {
-      const app = createApp({
-        database,
-        logger: createJsonLogger({ write: () => {}, level: "error" }),
-        version: "0.0.0-test",
-      });
+    await withApp(url, async (app) => {
       const res = await app.request("/healthz");
       expect(res.status).toBe(503);
       expect(await res.json()).toMatchObject({
         status: "unavailable",
         error: expect.stringMatching(/read-only/),
       });
-    } finally {
-      await database.close();
-    }
+    });
   });
 });

@@ -21,11 +21,11 @@ import {
   bm25Part,
   idf,
   indexAverages,
+  keepBest,
   matchCounts,
   NO_MATCH,
   type Ranked,
   rankedAfter,
-  rankedBefore,
   rowTexts,
   type TitleIndex,
   titleTable,
@@ -124,11 +124,11 @@ export async function tierPage(ex: Executor, q: TierQuery): Promise<Ranked[] | C
     if (tier.length < q.want || tier.length > MAX_TIER) return undefined;
   }
   const page = await tierRows(ex, q, tier);
-  if (page.length >= q.want) return page.slice(0, q.want);
+  if (page.length >= q.want) return page;
   return [...page, ...(await restRows(ex, q, tier, q.want - page.length))];
 }
 
-/** The title tier's rows after the cursor, ranked by bm25 computed here. */
+/** The title tier's best `q.want` rows after the cursor, ranked by bm25 computed here. */
 async function tierRows(ex: Executor, q: TierQuery, tier: number[]): Promise<Ranked[]> {
   const after = q.after;
   if (tier.length === 0 || (after && after[0] > TITLE_TIER)) return [];
@@ -136,10 +136,13 @@ async function tierRows(ex: Executor, q: TierQuery, tier: number[]): Promise<Ran
   const { rows: indexRows, avgdl } = await indexAverages(ex);
   const weights = (await wordRows(ex, q, words, indexRows)).map((n) => idf(indexRows, n));
   const texts = await rowTexts(ex, tier);
-  return texts
-    .map((t) => ({ rid: t.rid, score: -bm25Part(t, words, weights, avgdl), exact: TITLE_TIER }))
-    .filter(rankedAfter(after))
-    .sort(rankedBefore);
+  const isAfter = rankedAfter(after);
+  const best: Ranked[] = [];
+  for (const t of texts) {
+    const row = { rid: t.rid, score: -bm25Part(t, words, weights, avgdl), exact: TITLE_TIER };
+    if (isAfter(row)) keepBest(best, row, q.want);
+  }
+  return best;
 }
 
 /**
